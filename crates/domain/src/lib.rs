@@ -1,0 +1,22 @@
+//! Roastery's business rules: value objects (weights, prices, names), lots and their state
+//! machines, roasts, blends, cuppings, products and orders.
+//!
+//! This crate is pure. It never reads a clock, draws a random number or touches I/O: everything a
+//! transition needs (the current time, new ids) is passed in. That is why its tests are instant and
+//! why every rule of the service is checked here first.
+//!
+//! Every error type implements [`BrokenRule`], which names the [`Violation`] category the API
+//! reports; the HTTP adapter turns categories into status and code in one table.
+
+pub mod account;
+pub mod decimal;
+pub mod location;
+pub mod page;
+pub mod price;
+pub mod project;
+pub mod scope;
+pub mod text;
+pub mod violation;
+pub mod weight;
+
+pub use violation::{BrokenRule, Violation};

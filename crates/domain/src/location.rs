@@ -1,0 +1,82 @@
+//! Locations: warehouses and roasting sites where lots are kept.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::text::{self, TextError};
+use crate::violation::{BrokenRule, Violation};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LocationError {
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error("location {0} does not exist")]
+    NotFound(Uuid),
+    #[error("no location has external id `{0}`")]
+    ExternalIdNotFound(String),
+    #[error("a location with external id `{0}` already exists")]
+    DuplicateExternalId(String),
+}
+
+impl BrokenRule for LocationError {
+    fn violation(&self) -> Violation {
+        match self {
+            Self::Text(e) => e.violation(),
+            Self::NotFound(_) | Self::ExternalIdNotFound(_) => Violation::NotFound,
+            Self::DuplicateExternalId(_) => Violation::Conflict,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub id: Uuid,
+    pub name: String,
+    pub external_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Location {
+    /// A new location. Uniqueness of the external id is checked against the store by the caller,
+    /// which reports [`LocationError::DuplicateExternalId`].
+    pub fn new(
+        id: Uuid,
+        name: &str,
+        external_id: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Self, LocationError> {
+        Ok(Self {
+            id,
+            name: text::required("name", name, text::NAME_MAX)?,
+            external_id: text::optional("externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            created_at: now,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_location_needs_a_name_and_may_have_an_external_id() {
+        let now = DateTime::from_timestamp(0, 0).unwrap();
+        let loc = Location::new(Uuid::nil(), " Hamburg ", Some("wh-1"), now).unwrap();
+        assert_eq!(
+            (loc.name.as_str(), loc.external_id.as_deref()),
+            ("Hamburg", Some("wh-1"))
+        );
+        let err = Location::new(Uuid::nil(), "", None, now).unwrap_err();
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+        let err = Location::new(Uuid::nil(), "x", Some(" "), now).unwrap_err();
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+    }
+
+    #[test]
+    fn duplicate_external_ids_are_conflicts() {
+        assert_eq!(
+            LocationError::DuplicateExternalId("wh-1".into()).violation(),
+            Violation::Conflict
+        );
+    }
+}

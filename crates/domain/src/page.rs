@@ -1,0 +1,264 @@
+//! Forward-only, newest-first pagination.
+//!
+//! Listings are ordered by an immutable instant with the record id as tie-breaker, and a page ends
+//! at a keyset [`Position`]: the next page starts strictly after it, so a page deep in a long list
+//! costs what the first one costs. By-ids reads page through the asked list by index.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::violation::{BrokenRule, Violation};
+
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+/// Most ids a by-ids read accepts.
+pub const MAX_IDS: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PageError {
+    #[error("pagination.limit must be between 1 and {MAX_LIMIT}; {0} was given")]
+    LimitOutOfRange(i64),
+    #[error("{field} must not be empty")]
+    NoIds { field: &'static str },
+    #[error("{field} holds {count} ids; at most {max} are accepted")]
+    TooManyIds {
+        field: &'static str,
+        count: usize,
+        max: usize,
+    },
+    #[error("{field} lists id {id} more than once")]
+    DuplicateId { field: &'static str, id: Uuid },
+    #[error("the pagination cursor does not belong to this list")]
+    ForeignCursor,
+}
+
+impl BrokenRule for PageError {
+    fn violation(&self) -> Violation {
+        Violation::InvalidParameter
+    }
+}
+
+/// Page size: 1 to 100, 50 when not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit(u32);
+
+impl Limit {
+    pub fn parse(limit: Option<i64>) -> Result<Self, PageError> {
+        match limit {
+            None => Ok(Self(DEFAULT_LIMIT)),
+            Some(n) if (1..=i64::from(MAX_LIMIT)).contains(&n) => {
+                Ok(Self(u32::try_from(n).unwrap_or(DEFAULT_LIMIT)))
+            }
+            Some(n) => Err(PageError::LimitOutOfRange(n)),
+        }
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+
+    pub fn as_usize(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl Default for Limit {
+    fn default() -> Self {
+        Self(DEFAULT_LIMIT)
+    }
+}
+
+/// Where a page ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// Keyset position in a newest-first listing: the last record's sort instant and id.
+    Keyset { at: DateTime<Utc>, id: Uuid },
+    /// Number of entries of an asked id list already returned.
+    Index(u32),
+}
+
+/// A page request: how many, and after which position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PageRequest {
+    pub limit: Limit,
+    pub after: Option<Position>,
+}
+
+impl PageRequest {
+    /// The keyset the page starts after, or an error when the cursor came from a by-ids read.
+    pub fn keyset(&self) -> Result<Option<(DateTime<Utc>, Uuid)>, PageError> {
+        match self.after {
+            None => Ok(None),
+            Some(Position::Keyset { at, id }) => Ok(Some((at, id))),
+            Some(Position::Index(_)) => Err(PageError::ForeignCursor),
+        }
+    }
+
+    /// The index a by-ids page starts at.
+    pub fn index(&self) -> Result<usize, PageError> {
+        match self.after {
+            None => Ok(0),
+            Some(Position::Index(i)) => Ok(i as usize),
+            Some(Position::Keyset { .. }) => Err(PageError::ForeignCursor),
+        }
+    }
+}
+
+/// One page of records and where the next one starts (`None` on the last page).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next: Option<Position>,
+}
+
+impl<T> Page<T> {
+    /// Builds a keyset page from up to `limit + 1` rows fetched newest first: the extra row only
+    /// tells that another page exists.
+    pub fn from_overfetch(
+        mut rows: Vec<T>,
+        limit: Limit,
+        key: impl Fn(&T) -> (DateTime<Utc>, Uuid),
+    ) -> Self {
+        let next = if rows.len() > limit.as_usize() {
+            rows.truncate(limit.as_usize());
+            rows.last().map(|last| {
+                let (at, id) = key(last);
+                Position::Keyset { at, id }
+            })
+        } else {
+            None
+        };
+        Self { items: rows, next }
+    }
+
+    /// Pages through records found for an asked id list, already in the asked order.
+    pub fn from_found(found: Vec<T>, request: &PageRequest) -> Result<Self, PageError> {
+        let start = request.index()?;
+        let limit = request.limit.as_usize();
+        let total = found.len();
+        let items: Vec<T> = found.into_iter().skip(start).take(limit).collect();
+        let end = start + items.len();
+        let next = (end < total).then(|| Position::Index(u32::try_from(end).unwrap_or(u32::MAX)));
+        Ok(Self { items, next })
+    }
+
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            next: self.next,
+        }
+    }
+}
+
+/// Checks an id filter: non-empty, at most `max` ids, none twice.
+pub fn unique_ids(field: &'static str, ids: &[Uuid], max: usize) -> Result<(), PageError> {
+    if ids.is_empty() {
+        return Err(PageError::NoIds { field });
+    }
+    if ids.len() > max {
+        return Err(PageError::TooManyIds {
+            field,
+            count: ids.len(),
+            max,
+        });
+    }
+    let mut seen = HashSet::with_capacity(ids.len());
+    for id in ids {
+        if !seen.insert(id) {
+            return Err(PageError::DuplicateId { field, id: *id });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_defaults_to_50_and_stays_within_1_to_100() {
+        assert_eq!(Limit::parse(None).unwrap().get(), 50);
+        assert_eq!(Limit::parse(Some(1)).unwrap().get(), 1);
+        assert_eq!(Limit::parse(Some(100)).unwrap().get(), 100);
+        assert_eq!(Limit::parse(Some(0)), Err(PageError::LimitOutOfRange(0)));
+        assert_eq!(
+            Limit::parse(Some(101)),
+            Err(PageError::LimitOutOfRange(101))
+        );
+        assert_eq!(Limit::parse(Some(-5)), Err(PageError::LimitOutOfRange(-5)));
+    }
+
+    fn at(s: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(s, 0).unwrap()
+    }
+
+    #[test]
+    fn an_overfetched_row_means_another_page_after_the_last_kept_one() {
+        let rows: Vec<(DateTime<Utc>, Uuid)> = (0..4)
+            .map(|i| (at(100 - i), Uuid::from_u128(i as u128)))
+            .collect();
+        let page = Page::from_overfetch(rows.clone(), Limit::parse(Some(3)).unwrap(), |r| *r);
+        assert_eq!(page.items.len(), 3);
+        assert_eq!(
+            page.next,
+            Some(Position::Keyset {
+                at: at(98),
+                id: Uuid::from_u128(2)
+            })
+        );
+        let last = Page::from_overfetch(rows, Limit::parse(Some(4)).unwrap(), |r| *r);
+        assert_eq!(last.next, None);
+    }
+
+    #[test]
+    fn by_ids_pages_walk_the_found_list_by_index() {
+        let first = PageRequest {
+            limit: Limit::parse(Some(2)).unwrap(),
+            after: None,
+        };
+        let page = Page::from_found(vec![1, 2, 3], &first).unwrap();
+        assert_eq!(
+            (page.items.clone(), page.next),
+            (vec![1, 2], Some(Position::Index(2)))
+        );
+        let second = PageRequest {
+            after: page.next,
+            ..first
+        };
+        let page = Page::from_found(vec![1, 2, 3], &second).unwrap();
+        assert_eq!((page.items, page.next), (vec![3], None));
+    }
+
+    #[test]
+    fn cursors_of_one_kind_of_list_do_not_fit_the_other() {
+        let keyset = PageRequest {
+            limit: Limit::default(),
+            after: Some(Position::Index(3)),
+        };
+        assert_eq!(keyset.keyset(), Err(PageError::ForeignCursor));
+    }
+
+    #[test]
+    fn id_filters_are_non_empty_bounded_and_unique() {
+        let a = Uuid::from_u128(1);
+        assert!(unique_ids("ids", &[a], 100).is_ok());
+        assert_eq!(
+            unique_ids("ids", &[], 100),
+            Err(PageError::NoIds { field: "ids" })
+        );
+        assert_eq!(
+            unique_ids("ids", &[a, a], 100),
+            Err(PageError::DuplicateId {
+                field: "ids",
+                id: a
+            })
+        );
+        let many: Vec<Uuid> = (0..101).map(Uuid::from_u128).collect();
+        assert!(matches!(
+            unique_ids("ids", &many, 100),
+            Err(PageError::TooManyIds { count: 101, .. })
+        ));
+    }
+}

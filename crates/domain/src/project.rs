@@ -1,0 +1,87 @@
+//! Projects: named groupings that lots belong to. Project names are unique.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::text::{self, TextError};
+use crate::violation::{BrokenRule, Violation};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProjectError {
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error("a project named `{0}` already exists")]
+    DuplicateName(String),
+    #[error("no project is named `{0}`")]
+    NameNotFound(String),
+    #[error("project {0} does not exist")]
+    NotFound(Uuid),
+}
+
+impl BrokenRule for ProjectError {
+    fn violation(&self) -> Violation {
+        match self {
+            Self::Text(e) => e.violation(),
+            Self::DuplicateName(_) => Violation::Conflict,
+            Self::NameNotFound(_) | Self::NotFound(_) => Violation::NotFound,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    pub id: Uuid,
+    pub name: String,
+    pub description: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Project {
+    pub fn new(
+        id: Uuid,
+        name: &str,
+        description: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Self, ProjectError> {
+        Ok(Self {
+            id,
+            name: text::required("name", name, text::NAME_MAX)?,
+            description: description
+                .map(|d| text::bounded("description", d, text::NOTE_MAX))
+                .transpose()?,
+            created_at: now,
+        })
+    }
+}
+
+/// A reference to a project by name, as lots carry them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRef {
+    pub id: Uuid,
+    pub name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_names_are_required_and_unique() {
+        let now = DateTime::from_timestamp(0, 0).unwrap();
+        assert!(Project::new(Uuid::nil(), "Direct trade", None, now).is_ok());
+        assert_eq!(
+            Project::new(Uuid::nil(), "  ", None, now)
+                .unwrap_err()
+                .violation(),
+            Violation::InvalidParameter
+        );
+        assert_eq!(
+            ProjectError::DuplicateName("x".into()).violation(),
+            Violation::Conflict
+        );
+        assert_eq!(
+            ProjectError::NameNotFound("x".into()).violation(),
+            Violation::NotFound
+        );
+    }
+}

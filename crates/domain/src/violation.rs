@@ -1,0 +1,33 @@
+//! The categories of broken rules the API distinguishes.
+//!
+//! Each domain error enum says precisely which rule was broken; [`BrokenRule::violation`] tells
+//! which of these categories that rule belongs to. Transport adapters map categories to status
+//! codes; they never inspect individual rules.
+
+/// What kind of rule a request broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Violation {
+    /// A required field is absent.
+    MissingParameter,
+    /// A field has the wrong type, format or range.
+    InvalidParameter,
+    /// A weight unit other than `KG` or `LBS`.
+    UnsupportedUnit,
+    /// A currency that is not an ISO 4217 code.
+    UnsupportedCurrency,
+    /// A referenced record does not exist.
+    NotFound,
+    /// The record's state forbids the change (a consumed lot, a closed cupping, ...).
+    InvalidState,
+    /// The input conflicts with itself or with stored records.
+    Conflict,
+    /// A weight is negative, zero where it must be positive, or more than is available.
+    InvalidWeight,
+    /// A price is negative.
+    InvalidPrice,
+}
+
+/// A domain error: it says which rule was broken and in which category that rule falls.
+pub trait BrokenRule: std::error::Error + Send + Sync + 'static {
+    fn violation(&self) -> Violation;
+}
