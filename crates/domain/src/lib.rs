@@ -15,6 +15,7 @@ pub mod page;
 pub mod price;
 pub mod project;
 pub mod scope;
+pub mod stock;
 pub mod text;
 pub mod violation;
 pub mod weight;
