@@ -36,7 +36,7 @@ impl BrokenRule for AccountError {
             Self::Scope(e) => e.violation(),
             Self::NoScopes | Self::NotGranted(_) => Violation::InvalidParameter,
             Self::NotFound(_) => Violation::NotFound,
-            Self::AlreadyRevoked(_) => Violation::InvalidState,
+            Self::AlreadyRevoked(_) => Violation::BusinessRule,
         }
     }
 }

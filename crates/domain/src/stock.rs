@@ -27,7 +27,7 @@ pub enum StockError {
 impl BrokenRule for StockError {
     fn violation(&self) -> Violation {
         match self {
-            Self::Consumed => Violation::InvalidState,
+            Self::Consumed => Violation::BusinessRule,
             Self::Insufficient { .. } | Self::ZeroAmount => Violation::InvalidWeight,
             Self::Weight(e) => e.violation(),
         }

@@ -17,8 +17,10 @@ pub enum Violation {
     UnsupportedCurrency,
     /// A referenced record does not exist.
     NotFound,
-    /// The record's state forbids the change (a consumed lot, a closed cupping, ...).
-    InvalidState,
+    /// Any other business rule: the record's state forbids the change (a consumed lot, a closed
+    /// cupping, an order no longer open) or the input breaks a rule of the business (percentages
+    /// not summing to 100, a quantity of zero).
+    BusinessRule,
     /// The input conflicts with itself or with stored records.
     Conflict,
     /// A weight is negative, zero where it must be positive, or more than is available.
