@@ -1,1 +1,89 @@
-//! placeholder
+//! Roastery's driven ports and its use cases.
+//!
+//! The ports are what the use cases need from the outside world: a [`Store`] that runs one unit of
+//! work (one transaction) over the repositories, a [`Clock`] and an [`IdGen`]. The use cases are
+//! methods of [`Roastery`], generic over the store: one use case is one call of `Store::read` or
+//! `Store::write`, so every operation of the API is one transaction.
+//!
+//! Adapters implement the ports (`adapters-diesel`) or call the use cases (`adapters-http`, the
+//! command line). Nothing here knows about SQL, HTTP or JSON.
+
+pub mod account;
+pub mod error;
+pub mod location;
+pub mod project;
+pub mod repo;
+pub mod secret;
+pub mod store;
+pub mod system;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+pub use error::{AppError, ItemFailure, Rejection, StoreError};
+pub use store::{Repos, Store};
+
+use repo::SystemRepo;
+
+/// The current time. Adapters truncate it to microseconds, the precision both databases keep.
+pub trait Clock: Send + Sync + 'static {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// New identifiers and secrets.
+pub trait IdGen: Send + Sync + 'static {
+    /// A new record id (time-ordered UUID v7).
+    fn new_id(&self) -> Uuid;
+    /// `bytes` random bytes as URL-safe base64 without padding (`A-Z a-z 0-9 - _`).
+    fn random_token(&self, bytes: usize) -> String;
+}
+
+/// The use cases, generic over the store.
+pub struct Roastery<S: Store> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGen>,
+}
+
+impl<S: Store> Clone for Roastery<S> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        }
+    }
+}
+
+impl<S: Store> Roastery<S> {
+    pub fn new(store: S, clock: Arc<dyn Clock>, ids: Arc<dyn IdGen>) -> Self {
+        Self { store, clock, ids }
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// Whether the store answers (for health checks).
+    pub fn ping(&self) -> Result<(), AppError> {
+        self.store.read(|tx| Ok(tx.ping()?))
+    }
+
+    /// The deployment-wide key that signs pagination cursors, created on first use. Every server
+    /// instance on one database reads the same key, so each accepts the others' cursors.
+    pub fn cursor_key(&self) -> Result<Vec<u8>, AppError> {
+        let fresh = self.ids.random_token(32);
+        let key = self
+            .store
+            .write(|tx| Ok(tx.setting_or_insert("cursor_key", &fresh)?))?;
+        Ok(key.into_bytes())
+    }
+}

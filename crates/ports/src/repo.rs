@@ -1,0 +1,85 @@
+//! Repository ports: what one transaction can read and write.
+//!
+//! Repositories return [`StoreError`] only; rules about what may be stored live in the domain and
+//! the use cases. Listing methods take a [`PageRequest`] and return newest first, ordered by an
+//! immutable instant with the id as tie-breaker.
+
+use chrono::{DateTime, Utc};
+use roastery_domain::account::{AccessGrant, Account};
+use roastery_domain::location::Location;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::project::Project;
+use uuid::Uuid;
+
+use crate::error::StoreError;
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Settings and gapless sequences.
+pub trait SystemRepo {
+    fn ping(&mut self) -> StoreResult<()>;
+    /// The value of setting `name`, storing `value` first if it has none.
+    fn setting_or_insert(&mut self, name: &str, value: &str) -> StoreResult<String>;
+    /// The next number of `sequence` (1, 2, ...). Rolled back with the transaction, so numbers
+    /// have no gaps and no duplicates.
+    fn next_number(&mut self, sequence: &str) -> StoreResult<i64>;
+}
+
+/// A service account with the argon2id hash of its secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credentials {
+    pub account: Account,
+    pub secret_hash: String,
+}
+
+/// What a stored token resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredGrant {
+    pub grant: AccessGrant,
+    pub account_active: bool,
+}
+
+pub trait AccountRepo {
+    fn insert_account(&mut self, credentials: &Credentials) -> StoreResult<()>;
+    fn account(&mut self, client_id: &str) -> StoreResult<Option<Credentials>>;
+    fn accounts(&mut self) -> StoreResult<Vec<Account>>;
+    fn set_account_revoked(&mut self, client_id: &str, at: DateTime<Utc>) -> StoreResult<()>;
+    /// Stores a token by the SHA-256 of its value; the value itself is never stored.
+    fn insert_token(&mut self, token_hash: &str, grant: &AccessGrant) -> StoreResult<()>;
+    fn grant_for_token(&mut self, token_hash: &str) -> StoreResult<Option<StoredGrant>>;
+    fn delete_tokens_expired_before(&mut self, at: DateTime<Utc>) -> StoreResult<usize>;
+}
+
+pub trait LocationRepo {
+    fn insert_location(&mut self, location: &Location) -> StoreResult<()>;
+    fn location(&mut self, id: Uuid) -> StoreResult<Option<Location>>;
+    fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>>;
+    fn list_locations(&mut self, page: &PageRequest) -> StoreResult<Page<Location>>;
+}
+
+pub trait ProjectRepo {
+    fn insert_project(&mut self, project: &Project) -> StoreResult<()>;
+    fn project_by_name(&mut self, name: &str) -> StoreResult<Option<Project>>;
+    fn list_projects(&mut self, page: &PageRequest) -> StoreResult<Page<Project>>;
+}
+
+/// Green lots (inventory.green).
+pub trait GreenLotRepo {}
+
+/// Roasted lots, roasts, profiles and curves (inventory.roast).
+pub trait RoastRepo {}
+
+/// Blended lots (inventory.blend).
+pub trait BlendRepo {}
+
+/// Cuppings, cupped coffees and results (quality.cupping).
+pub trait CuppingRepo {}
+
+/// Physical analyses (quality.physical).
+pub trait PhysicalRepo {}
+
+/// Products and variants (mrp.product).
+pub trait ProductRepo {}
+
+/// Orders (mrp.order).
+pub trait OrderRepo {}

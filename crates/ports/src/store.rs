@@ -1,0 +1,58 @@
+//! The unit of work.
+//!
+//! A use case hands the store one closure; the store runs it inside one transaction over all
+//! repositories ([`Repos`]) and commits only if it returns `Ok`. Write transactions are
+//! serialisable: where a database reports a conflict with a concurrent transaction
+//! ([`StoreError::Contention`]), the store rolls back and runs the closure again, which is why it is
+//! `FnMut` and must not have effects outside the transaction.
+
+use crate::error::AppError;
+use crate::repo::*;
+
+/// Every repository, as one transaction sees them.
+pub trait Repos:
+    SystemRepo
+    + AccountRepo
+    + LocationRepo
+    + ProjectRepo
+    + GreenLotRepo
+    + RoastRepo
+    + BlendRepo
+    + CuppingRepo
+    + PhysicalRepo
+    + ProductRepo
+    + OrderRepo
+{
+}
+
+impl<T> Repos for T where
+    T: SystemRepo
+        + AccountRepo
+        + LocationRepo
+        + ProjectRepo
+        + GreenLotRepo
+        + RoastRepo
+        + BlendRepo
+        + CuppingRepo
+        + PhysicalRepo
+        + ProductRepo
+        + OrderRepo
+{
+}
+
+pub trait Store: Clone + Send + Sync + 'static {
+    type Tx: Repos;
+
+    /// Runs `work` in a read-only transaction.
+    fn read<T>(
+        &self,
+        work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError>;
+
+    /// Runs `work` in a write transaction; commits on `Ok`, rolls back on `Err`, and retries
+    /// `work` a few times when the database reports contention.
+    fn write<T>(
+        &self,
+        work: impl FnMut(&mut Self::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError>;
+}
