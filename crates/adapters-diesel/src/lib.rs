@@ -1,1 +1,25 @@
-//! placeholder
+//! Diesel implementation of Roastery's store, on SQLite (embedded default) and PostgreSQL.
+//!
+//! One code base serves both databases through [`AnyConnection`]: portable SQL types only (text
+//! ids, integer micro-units, timestamps in UTC), no upserts, no `RETURNING`. A write unit of work
+//! is `BEGIN IMMEDIATE` on SQLite and `SERIALIZABLE` on PostgreSQL, retried on contention, so
+//! concurrent writers on many server instances never lose an update.
+//!
+//! Rows never leave this crate: every module turns its rows into domain values and back.
+
+mod blend;
+mod connection;
+mod core;
+mod cupping;
+mod error;
+mod green;
+mod migrate;
+mod order;
+mod physical;
+mod product;
+mod roast;
+mod store;
+mod time;
+
+pub use connection::{AnyConnection, Backend, DatabaseUrl};
+pub use store::{DieselStore, DieselTx};

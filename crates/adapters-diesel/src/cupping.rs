@@ -1,0 +1,7 @@
+//! Stored cuppings.
+
+use roastery_ports::repo::CuppingRepo;
+
+use crate::store::DieselTx;
+
+impl CuppingRepo for DieselTx {}

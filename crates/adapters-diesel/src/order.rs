@@ -1,0 +1,7 @@
+//! Stored orders.
+
+use roastery_ports::repo::OrderRepo;
+
+use crate::store::DieselTx;
+
+impl OrderRepo for DieselTx {}

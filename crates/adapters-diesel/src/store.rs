@@ -1,0 +1,140 @@
+//! The unit of work over a pooled connection.
+
+use std::time::Duration;
+
+use diesel::Connection;
+use diesel::connection::{AnsiTransactionManager, TransactionManager};
+
+use roastery_ports::{AppError, Store, StoreError};
+
+use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool};
+use crate::error::store_error;
+
+type Tm = <AnyConnection as Connection>::TransactionManager;
+
+/// How often a write unit of work is retried when a concurrent transaction won.
+const RETRIES: u32 = 8;
+
+#[derive(Clone)]
+pub struct DieselStore {
+    pool: Pool,
+    url: DatabaseUrl,
+}
+
+impl std::fmt::Debug for DieselStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DieselStore")
+            .field("backend", &self.url.backend())
+            .finish()
+    }
+}
+
+impl DieselStore {
+    /// Connects, runs pending migrations and builds the pool.
+    pub fn open(url: &str, pool_size: Option<u32>) -> Result<Self, StoreError> {
+        let url = DatabaseUrl::parse(url)?;
+        crate::migrate::run(&url)?;
+        let pool = connection::pool(&url, pool_size)?;
+        Ok(Self { pool, url })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.url.backend()
+    }
+
+    pub fn url(&self) -> &DatabaseUrl {
+        &self.url
+    }
+
+    fn connection(&self) -> Result<DieselTx, StoreError> {
+        self.pool
+            .get()
+            .map(|conn| DieselTx { conn })
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    fn run<T>(
+        &self,
+        write: bool,
+        work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut tx = self.connection()?;
+        let begin = match (self.backend(), write) {
+            (Backend::Sqlite, true) => "BEGIN IMMEDIATE",
+            (Backend::Sqlite, false) => "BEGIN",
+            (Backend::Postgres, true) => "BEGIN ISOLATION LEVEL SERIALIZABLE",
+            (Backend::Postgres, false) => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        };
+        begin_with(&mut tx.conn, begin).map_err(store_error)?;
+        match work(&mut tx) {
+            Ok(value) => {
+                Tm::commit_transaction(&mut *tx.conn).map_err(store_error)?;
+                Ok(value)
+            }
+            Err(err) => {
+                // A failed rollback leaves the connection broken; the pool then discards it.
+                if let Err(rollback) = Tm::rollback_transaction(&mut *tx.conn) {
+                    tracing::warn!(error = %rollback, "rollback failed");
+                }
+                Err(err)
+            }
+        }
+    }
+}
+
+fn begin_with(conn: &mut AnyConnection, sql: &str) -> diesel::QueryResult<()> {
+    match conn {
+        AnyConnection::Sqlite(c) => AnsiTransactionManager::begin_transaction_sql(c, sql),
+        AnyConnection::Postgresql(c) => AnsiTransactionManager::begin_transaction_sql(c, sql),
+    }
+}
+
+impl Store for DieselStore {
+    type Tx = DieselTx;
+
+    fn read<T>(
+        &self,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut work = Some(work);
+        self.run(false, &mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
+        })
+    }
+
+    fn write<T>(
+        &self,
+        mut work: impl FnMut(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut attempt = 0;
+        loop {
+            match self.run(true, &mut work) {
+                Err(AppError::Store(StoreError::Contention)) if attempt < RETRIES => {
+                    attempt += 1;
+                    // Back off a little, more each time, so the winners can finish.
+                    std::thread::sleep(Duration::from_millis(2 << attempt.min(6)));
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// One transaction's access to the database.
+pub struct DieselTx {
+    pub(crate) conn: r2d2::PooledConnection<connection::Manager>,
+}
+
+impl DieselTx {
+    pub(crate) fn conn(&mut self) -> &mut AnyConnection {
+        &mut self.conn
+    }
+
+    pub(crate) fn backend(&self) -> Backend {
+        match &*self.conn {
+            AnyConnection::Sqlite(_) => Backend::Sqlite,
+            AnyConnection::Postgresql(_) => Backend::Postgres,
+        }
+    }
+}
