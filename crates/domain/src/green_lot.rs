@@ -802,3 +802,210 @@ mod tests {
         assert_eq!(source.weight(), kg("60"));
     }
 }
+
+/// Random sequences of transfers and weight settings over the lots of two origins, played the way
+/// the store-backed use case plays them: look for the merge target, else create a lot.
+#[cfg(test)]
+mod properties {
+    use std::collections::{HashMap, HashSet};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::weight::WeightUnit;
+
+    const LOCATIONS: [Uuid; 4] = [
+        Uuid::from_u128(0xA0),
+        Uuid::from_u128(0xA1),
+        Uuid::from_u128(0xA2),
+        Uuid::from_u128(0xA3),
+    ];
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Transfer {
+            lot: usize,
+            weight: Weight,
+            to: usize,
+        },
+        SetWeight {
+            lot: usize,
+            weight: Weight,
+        },
+    }
+
+    fn unit() -> impl Strategy<Value = WeightUnit> {
+        prop_oneof![Just(WeightUnit::Kg), Just(WeightUnit::Lbs)]
+    }
+
+    /// Zero, tiny amounts that may round to zero in the other unit, and amounts up to well above
+    /// what any lot holds.
+    fn weight() -> impl Strategy<Value = Weight> {
+        let micros = prop_oneof![
+            1 => Just(0_i64),
+            2 => 1_i64..=3,
+            7 => 1_i64..=150_000_000,
+        ];
+        (micros, unit()).prop_map(|(m, u)| Weight::from_micros(m, u).unwrap())
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let set_weight = prop_oneof![
+            3 => unit().prop_map(Weight::zero),
+            1 => weight(),
+        ];
+        prop_oneof![
+            6 => (any::<usize>(), weight(), 0..LOCATIONS.len())
+                .prop_map(|(lot, weight, to)| Op::Transfer { lot, weight, to }),
+            1 => (any::<usize>(), set_weight).prop_map(|(lot, weight)| Op::SetWeight { lot, weight }),
+        ]
+    }
+
+    fn import(n: u128, weight: Weight, location_id: Option<Uuid>) -> GreenLot {
+        let input = GreenLotImport {
+            name: Some(format!("lot {n}")),
+            external_id: Some(format!("erp-{n}")),
+            weight,
+            ico_number: None,
+            price: None,
+            location_id,
+            projects: Vec::new(),
+            details: GreenLotDetails::default(),
+        };
+        GreenLot::import(input, Uuid::from_u128(n), n as i64, at(0)).unwrap()
+    }
+
+    fn at(seconds: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap()
+    }
+
+    /// The category the rules of §2 give a transfer, checked independently of `transfer`.
+    fn expected(source: &GreenLot, weight: Weight, to: Uuid) -> Option<Violation> {
+        let asked = weight.to_unit(source.weight().unit()).micros();
+        if source.is_consumed() {
+            Some(Violation::BusinessRule)
+        } else if source.location_id == Some(to) {
+            Some(Violation::Conflict)
+        } else if asked == 0 || asked > source.weight().micros() {
+            Some(Violation::InvalidWeight)
+        } else {
+            None
+        }
+    }
+
+    fn check_invariants(lots: &[GreenLot], totals: &HashMap<Uuid, (WeightUnit, i64)>) {
+        let mut sums: HashMap<Uuid, i64> = HashMap::new();
+        let mut active = HashSet::new();
+        let mut ids = HashSet::new();
+        for lot in lots {
+            assert!(ids.insert(lot.id), "id {} used twice", lot.id);
+            let (unit, _) = totals[&lot.origin_id];
+            assert_eq!(
+                lot.weight().unit(),
+                unit,
+                "lot {} left its origin's unit",
+                lot.id
+            );
+            assert!(lot.weight().micros() >= 0);
+            assert_eq!(lot.is_consumed(), lot.weight().is_zero(), "lot {}", lot.id);
+            *sums.entry(lot.origin_id).or_default() += lot.weight().micros();
+            if !lot.is_consumed() {
+                assert!(
+                    active.insert((lot.origin_id, lot.location_id)),
+                    "two active lots of origin {} at {:?}",
+                    lot.origin_id,
+                    lot.location_id
+                );
+            }
+        }
+        for (origin, (_, total)) in totals {
+            assert_eq!(
+                sums[origin], *total,
+                "weight of origin {origin} not conserved"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn transfers_conserve_each_origins_weight_and_keep_one_active_lot_per_location(
+            first in (1_i64..=100_000_000, unit()),
+            second in (1_i64..=100_000_000, unit()),
+            ops in prop::collection::vec(op(), 1..60),
+        ) {
+            let first = Weight::from_micros(first.0, first.1).unwrap();
+            let second = Weight::from_micros(second.0, second.1).unwrap();
+            let mut lots = vec![import(1, first, Some(LOCATIONS[0])), import(2, second, None)];
+            // Per origin: its unit and the weight its lots must hold, in micro-units of that unit.
+            // Only `set_weight` changes the latter, by exactly what it replaced.
+            let mut totals: HashMap<Uuid, (WeightUnit, i64)> = lots
+                .iter()
+                .map(|l| (l.origin_id, (l.weight().unit(), l.weight().micros())))
+                .collect();
+            let mut next_number = 3_i64;
+
+            for (step, op) in ops.into_iter().enumerate() {
+                let now = at(step as i64 + 1);
+                let before = lots.clone();
+                match op {
+                    Op::Transfer { lot, weight, to } => {
+                        let from = lot % lots.len();
+                        let to = LOCATIONS[to];
+                        let mut source = lots[from].clone();
+                        let expected = expected(&source, weight, to);
+                        let target = lots.iter().position(|l| {
+                            l.id != source.id && l.is_merge_target_for(source.origin_id, to)
+                        });
+                        let new_id = Uuid::from_u128(next_number as u128);
+                        let destination = match target {
+                            Some(j) => Destination::Merge(&mut lots[j]),
+                            None => Destination::New { location_id: to, id: new_id, lot_number: next_number },
+                        };
+                        match source.transfer(weight, destination, now) {
+                            Ok(transfer) => {
+                                prop_assert_eq!(expected, None);
+                                prop_assert_eq!(transfer.taken, transfer.received);
+                                prop_assert_eq!(transfer.source_consumed, source.is_consumed());
+                                prop_assert_eq!(source.last_modified_date, now);
+                                lots[from] = source;
+                                match transfer.destination {
+                                    TransferredTo::Created(new) => {
+                                        prop_assert!(target.is_none());
+                                        prop_assert_eq!(new.external_id.clone(), None);
+                                        lots.push(*new);
+                                        next_number += 1;
+                                    }
+                                    TransferredTo::Merged(id) => {
+                                        let j = target.unwrap();
+                                        prop_assert_eq!(lots[j].id, id);
+                                        prop_assert_eq!(lots[j].last_modified_date, now);
+                                    }
+                                }
+                            }
+                            Err(err) => {
+                                prop_assert_eq!(Some(err.violation()), expected, "{}", err);
+                                prop_assert_eq!(&lots, &before, "a refused transfer changed a lot");
+                            }
+                        }
+                    }
+                    Op::SetWeight { lot, weight } => {
+                        let lot = &mut lots[lot % before.len()];
+                        let old = lot.weight().micros();
+                        let was_consumed = lot.is_consumed();
+                        match lot.set_weight(weight, now) {
+                            Ok(change) => {
+                                prop_assert_eq!(change == WeightChange::Unchanged, was_consumed);
+                                totals.get_mut(&lot.origin_id).unwrap().1 += lot.weight().micros() - old;
+                            }
+                            Err(err) => {
+                                prop_assert!(was_consumed && !weight.to_unit(lot.weight().unit()).is_zero());
+                                prop_assert_eq!(err.violation(), Violation::BusinessRule);
+                            }
+                        }
+                    }
+                }
+                check_invariants(&lots, &totals);
+            }
+        }
+    }
+}
