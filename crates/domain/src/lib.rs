@@ -10,6 +10,8 @@
 
 pub mod account;
 pub mod decimal;
+pub mod green_lot;
+pub mod green_lot_details;
 pub mod location;
 pub mod page;
 pub mod price;
