@@ -14,6 +14,7 @@ pub mod cupping_result;
 pub mod decimal;
 pub mod location;
 pub mod page;
+pub mod physical_analysis;
 pub mod price;
 pub mod project;
 pub mod scope;
