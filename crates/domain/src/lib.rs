@@ -9,11 +9,14 @@
 //! reports; the HTTP adapter turns categories into status and code in one table.
 
 pub mod account;
+pub mod cupping;
+pub mod cupping_result;
 pub mod decimal;
 pub mod green_lot;
 pub mod green_lot_details;
 pub mod location;
 pub mod page;
+pub mod physical_analysis;
 pub mod price;
 pub mod project;
 pub mod scope;

@@ -1,0 +1,642 @@
+//! Cuppings: tasting sessions in which lots are cupped and scored.
+//!
+//! A cupping is created `DRAFT` (or directly `OPEN`) with the coffees to cup, each a reference to
+//! a green, roasted or blended lot. It moves only forward, `DRAFT` → `OPEN` → `CLOSED`; results are
+//! recorded only while it is `OPEN`, and a `CLOSED` cupping is final.
+//!
+//! Whether the referenced lots and cuppings exist is for the store-backed use case to check; this
+//! module gives it the errors to report ([`CuppingError::LotNotFound`], [`CuppingError::NotFound`]).
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::cupping_result::{CuppingResult, NewCuppingResult, ResultError};
+use crate::stock::LotKind;
+use crate::text::{self, TextError};
+use crate::violation::{BrokenRule, Violation};
+
+/// Prefix of cupping numbers (`CU-7`).
+pub const CUPPING_PREFIX: &str = "CU";
+/// Prefix of cupped coffee numbers (`CC-12`).
+pub const CUPPED_COFFEE_PREFIX: &str = "CC";
+/// Most coffees one cupping may hold.
+pub const MAX_COFFEES: usize = 100;
+/// Most results one call may record.
+pub const MAX_RESULTS: usize = 500;
+
+/// A `type` that names no kind of lot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("lot type `{0}` is not known; use INVENTORY_GREEN, INVENTORY_ROAST or INVENTORY_BLEND")]
+pub struct UnknownLotType(pub String);
+
+impl BrokenRule for UnknownLotType {
+    fn violation(&self) -> Violation {
+        Violation::InvalidParameter
+    }
+}
+
+/// A reference to a green, roasted or blended lot (`cuppedLot`, `analysedLot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LotRef {
+    pub id: Uuid,
+    pub kind: LotKind,
+}
+
+impl LotRef {
+    /// A reference from its wire form: the lot id and its `type` (`INVENTORY_ROAST`, …).
+    pub fn parse(id: Uuid, reference_type: &str) -> Result<Self, UnknownLotType> {
+        LotKind::parse_reference_type(reference_type)
+            .map(|kind| Self { id, kind })
+            .ok_or_else(|| UnknownLotType(reference_type.to_owned()))
+    }
+}
+
+impl fmt::Display for LotRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} lot {}", self.kind.reference_type(), self.id)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CuppingError {
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error(transparent)]
+    UnknownLotType(#[from] UnknownLotType),
+    #[error("cupping state `{0}` is not known; use DRAFT, OPEN or CLOSED")]
+    UnknownState(String),
+    #[error("a cupping is created DRAFT or OPEN, not CLOSED")]
+    CreatedClosed,
+    #[error("coffees must not be empty: a cupping cups at least one lot")]
+    NoCoffees,
+    #[error("coffees holds {count} coffees; at most {MAX_COFFEES} are accepted")]
+    TooManyCoffees { count: usize },
+    #[error("{0} does not exist")]
+    LotNotFound(LotRef),
+    #[error("cupping {0} does not exist")]
+    NotFound(Uuid),
+    #[error("a cupping cannot go from {from} to {to}; it goes only DRAFT → OPEN → CLOSED")]
+    IllegalTransition {
+        from: CuppingState,
+        to: CuppingState,
+    },
+    #[error("results must not be empty")]
+    NoResults,
+    #[error("results holds {count} results; at most {MAX_RESULTS} are accepted")]
+    TooManyResults { count: usize },
+    #[error("results[{index}]: {source}")]
+    Result { index: usize, source: ResultError },
+    #[error("results[{index}]: cupped coffee {cupped_coffee_id} is not part of this cupping")]
+    CuppedCoffeeNotFound {
+        index: usize,
+        cupped_coffee_id: Uuid,
+    },
+    #[error("{}", not_open_message(*.0))]
+    NotOpen(CuppingState),
+}
+
+fn not_open_message(state: CuppingState) -> String {
+    match state {
+        CuppingState::Draft => {
+            "results are recorded only while the cupping is OPEN; it is DRAFT: open it first".into()
+        }
+        _ => {
+            format!("results are recorded only while the cupping is OPEN; it is {state} and final")
+        }
+    }
+}
+
+impl BrokenRule for CuppingError {
+    fn violation(&self) -> Violation {
+        match self {
+            Self::Text(e) => e.violation(),
+            Self::UnknownLotType(e) => e.violation(),
+            Self::Result { source, .. } => source.violation(),
+            Self::UnknownState(_)
+            | Self::CreatedClosed
+            | Self::NoCoffees
+            | Self::TooManyCoffees { .. }
+            | Self::NoResults
+            | Self::TooManyResults { .. } => Violation::InvalidParameter,
+            Self::LotNotFound(_) | Self::NotFound(_) | Self::CuppedCoffeeNotFound { .. } => {
+                Violation::NotFound
+            }
+            Self::IllegalTransition { .. } | Self::NotOpen(_) => Violation::BusinessRule,
+        }
+    }
+}
+
+/// Where a cupping is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CuppingState {
+    /// Being prepared; no results yet.
+    #[default]
+    Draft,
+    /// In session: results are recorded.
+    Open,
+    /// Over; final.
+    Closed,
+}
+
+impl CuppingState {
+    pub fn parse(value: &str) -> Result<Self, CuppingError> {
+        match value {
+            "DRAFT" => Ok(Self::Draft),
+            "OPEN" => Ok(Self::Open),
+            "CLOSED" => Ok(Self::Closed),
+            other => Err(CuppingError::UnknownState(other.to_owned())),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "DRAFT",
+            Self::Open => "OPEN",
+            Self::Closed => "CLOSED",
+        }
+    }
+
+    /// The state after moving to `to`: only `DRAFT` → `OPEN` and `OPEN` → `CLOSED` are allowed.
+    /// Staying in the same state is not a move and is refused too, so a client learns that its
+    /// view of the cupping was stale.
+    pub fn transition(self, to: CuppingState) -> Result<CuppingState, CuppingError> {
+        match (self, to) {
+            (Self::Draft, Self::Open) | (Self::Open, Self::Closed) => Ok(to),
+            (from, to) => Err(CuppingError::IllegalTransition { from, to }),
+        }
+    }
+}
+
+impl fmt::Display for CuppingState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A lot cupped in a cupping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuppedCoffee {
+    pub id: Uuid,
+    /// Sequence number of `CC-n`.
+    pub number: i64,
+    pub lot: LotRef,
+}
+
+impl CuppedCoffee {
+    /// `CC-n`.
+    pub fn display_number(&self) -> String {
+        crate::stock::number(CUPPED_COFFEE_PREFIX, self.number)
+    }
+}
+
+/// A cupping as a client creates it; the caller gives each coffee its new id and number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCupping {
+    pub start_date: DateTime<Utc>,
+    /// Name of the cupping sheet used.
+    pub cupping_sheet: String,
+    /// `DRAFT` when absent.
+    pub state: Option<CuppingState>,
+    pub coffees: Vec<CuppedCoffee>,
+}
+
+/// A cupping session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cupping {
+    id: Uuid,
+    number: i64,
+    start_date: DateTime<Utc>,
+    state: CuppingState,
+    cupping_sheet: String,
+    coffees: Vec<CuppedCoffee>,
+}
+
+impl Cupping {
+    /// A new cupping `CU-number`: `DRAFT` unless asked `OPEN`, with 1 to [`MAX_COFFEES`] coffees
+    /// and a named sheet. The lots must exist; the caller checks that.
+    pub fn create(id: Uuid, number: i64, new: NewCupping) -> Result<Self, CuppingError> {
+        let state = new.state.unwrap_or_default();
+        if state == CuppingState::Closed {
+            return Err(CuppingError::CreatedClosed);
+        }
+        if new.coffees.is_empty() {
+            return Err(CuppingError::NoCoffees);
+        }
+        if new.coffees.len() > MAX_COFFEES {
+            return Err(CuppingError::TooManyCoffees {
+                count: new.coffees.len(),
+            });
+        }
+        Ok(Self {
+            id,
+            number,
+            start_date: new.start_date,
+            state,
+            cupping_sheet: text::required("cuppingSheet.name", &new.cupping_sheet, text::NAME_MAX)?,
+            coffees: new.coffees,
+        })
+    }
+
+    /// Rebuilds a stored cupping.
+    pub fn restore(
+        id: Uuid,
+        number: i64,
+        start_date: DateTime<Utc>,
+        state: CuppingState,
+        cupping_sheet: String,
+        coffees: Vec<CuppedCoffee>,
+    ) -> Self {
+        Self {
+            id,
+            number,
+            start_date,
+            state,
+            cupping_sheet,
+            coffees,
+        }
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    pub fn number(&self) -> i64 {
+        self.number
+    }
+
+    /// `CU-n`.
+    pub fn display_number(&self) -> String {
+        crate::stock::number(CUPPING_PREFIX, self.number)
+    }
+
+    pub fn start_date(&self) -> DateTime<Utc> {
+        self.start_date
+    }
+
+    pub fn state(&self) -> CuppingState {
+        self.state
+    }
+
+    pub fn cupping_sheet(&self) -> &str {
+        &self.cupping_sheet
+    }
+
+    pub fn coffees(&self) -> &[CuppedCoffee] {
+        &self.coffees
+    }
+
+    pub fn coffee(&self, cupped_coffee_id: Uuid) -> Option<&CuppedCoffee> {
+        self.coffees.iter().find(|c| c.id == cupped_coffee_id)
+    }
+
+    /// Moves the cupping to `to` along `DRAFT` → `OPEN` → `CLOSED`.
+    pub fn set_state(&mut self, to: CuppingState) -> Result<(), CuppingError> {
+        self.state = self.state.transition(to)?;
+        Ok(())
+    }
+
+    /// Checks and builds the results to record, each with the id its input carries.
+    ///
+    /// Errors come in the contract's order: the shape of the list and of each result (400), then
+    /// a cupped coffee that is not part of this cupping (422 `resource_not_found`), then the state
+    /// rule: only an `OPEN` cupping takes results (422 `invalid_request`).
+    pub fn record_results(
+        &self,
+        results: Vec<NewCuppingResult>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<CuppingResult>, CuppingError> {
+        if results.is_empty() {
+            return Err(CuppingError::NoResults);
+        }
+        if results.len() > MAX_RESULTS {
+            return Err(CuppingError::TooManyResults {
+                count: results.len(),
+            });
+        }
+        let recorded = results
+            .into_iter()
+            .enumerate()
+            .map(|(index, input)| {
+                CuppingResult::new(input, now)
+                    .map_err(|source| CuppingError::Result { index, source })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some((index, r)) = recorded
+            .iter()
+            .enumerate()
+            .find(|(_, r)| self.coffee(r.cupped_coffee_id).is_none())
+        {
+            return Err(CuppingError::CuppedCoffeeNotFound {
+                index,
+                cupped_coffee_id: r.cupped_coffee_id,
+            });
+        }
+        if self.state != CuppingState::Open {
+            return Err(CuppingError::NotOpen(self.state));
+        }
+        Ok(recorded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cupping_result::ScoringState;
+    use rust_decimal::Decimal;
+
+    const ALL: [CuppingState; 3] = [
+        CuppingState::Draft,
+        CuppingState::Open,
+        CuppingState::Closed,
+    ];
+
+    fn now() -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
+    }
+
+    fn coffee(n: u128) -> CuppedCoffee {
+        CuppedCoffee {
+            id: Uuid::from_u128(100 + n),
+            number: n as i64,
+            lot: LotRef {
+                id: Uuid::from_u128(200 + n),
+                kind: LotKind::Roasted,
+            },
+        }
+    }
+
+    fn new_cupping(state: Option<CuppingState>) -> NewCupping {
+        NewCupping {
+            start_date: now(),
+            cupping_sheet: " SCA 2024 ".into(),
+            state,
+            coffees: vec![coffee(1), coffee(2)],
+        }
+    }
+
+    fn cupping(state: CuppingState) -> Cupping {
+        let mut c = Cupping::create(Uuid::from_u128(1), 7, new_cupping(None)).unwrap();
+        for step in [CuppingState::Open, CuppingState::Closed] {
+            if c.state() != state {
+                c.set_state(step).unwrap();
+            }
+        }
+        assert_eq!(c.state(), state);
+        c
+    }
+
+    fn result(id: u128, cupped_coffee_id: Uuid, score: i64) -> NewCuppingResult {
+        NewCuppingResult {
+            id: Uuid::from_u128(id),
+            cupped_coffee_id,
+            final_score: Some(Decimal::from(score)),
+            scoring_state: Some(ScoringState::Included),
+            evaluator: Some("Ana".into()),
+            note: None,
+            sensorial_attributes: vec![],
+        }
+    }
+
+    #[test]
+    fn a_cupping_is_created_draft_by_default() {
+        let c = Cupping::create(Uuid::from_u128(1), 7, new_cupping(None)).unwrap();
+        assert_eq!(c.state(), CuppingState::Draft);
+        assert_eq!(c.display_number(), "CU-7");
+        assert_eq!(c.cupping_sheet(), "SCA 2024");
+        assert_eq!(c.coffees().len(), 2);
+        assert_eq!(c.coffees()[0].display_number(), "CC-1");
+        assert_eq!(c.start_date(), now());
+    }
+
+    #[test]
+    fn a_cupping_may_be_created_open() {
+        let c = Cupping::create(Uuid::from_u128(1), 7, new_cupping(Some(CuppingState::Open)));
+        assert_eq!(c.unwrap().state(), CuppingState::Open);
+    }
+
+    #[test]
+    fn a_cupping_cannot_be_created_closed() {
+        let err = Cupping::create(
+            Uuid::from_u128(1),
+            7,
+            new_cupping(Some(CuppingState::Closed)),
+        )
+        .unwrap_err();
+        assert_eq!(err, CuppingError::CreatedClosed);
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+    }
+
+    #[test]
+    fn a_cupping_needs_one_to_a_hundred_coffees() {
+        let mut new = new_cupping(None);
+        new.coffees.clear();
+        let err = Cupping::create(Uuid::from_u128(1), 7, new).unwrap_err();
+        assert_eq!(err, CuppingError::NoCoffees);
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+        let mut new = new_cupping(None);
+        new.coffees = (0..=MAX_COFFEES as u128).map(coffee).collect();
+        assert_eq!(
+            Cupping::create(Uuid::from_u128(1), 7, new),
+            Err(CuppingError::TooManyCoffees { count: 101 })
+        );
+    }
+
+    #[test]
+    fn a_cupping_needs_a_named_sheet() {
+        let mut new = new_cupping(None);
+        new.cupping_sheet = "  ".into();
+        let err = Cupping::create(Uuid::from_u128(1), 7, new).unwrap_err();
+        assert!(matches!(err, CuppingError::Text(TextError::Empty { .. })));
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+    }
+
+    #[test]
+    fn draft_opens_and_open_closes() {
+        assert_eq!(
+            CuppingState::Draft.transition(CuppingState::Open),
+            Ok(CuppingState::Open)
+        );
+        assert_eq!(
+            CuppingState::Open.transition(CuppingState::Closed),
+            Ok(CuppingState::Closed)
+        );
+        let mut c = cupping(CuppingState::Draft);
+        c.set_state(CuppingState::Open).unwrap();
+        c.set_state(CuppingState::Closed).unwrap();
+        assert_eq!(c.state(), CuppingState::Closed);
+    }
+
+    #[test]
+    fn every_other_move_is_an_illegal_transition() {
+        let legal = [
+            (CuppingState::Draft, CuppingState::Open),
+            (CuppingState::Open, CuppingState::Closed),
+        ];
+        for from in ALL {
+            for to in ALL {
+                if legal.contains(&(from, to)) {
+                    continue;
+                }
+                let err = from.transition(to).unwrap_err();
+                assert_eq!(err, CuppingError::IllegalTransition { from, to });
+                assert_eq!(err.violation(), Violation::BusinessRule);
+                let mut c = cupping(from);
+                assert_eq!(c.set_state(to), Err(err));
+                assert_eq!(c.state(), from, "a refused move changes nothing");
+            }
+        }
+    }
+
+    #[test]
+    fn a_closed_cupping_is_final() {
+        let mut c = cupping(CuppingState::Closed);
+        for to in ALL {
+            assert!(c.set_state(to).is_err());
+        }
+    }
+
+    #[test]
+    fn states_have_wire_names() {
+        for s in ALL {
+            assert_eq!(CuppingState::parse(s.as_str()), Ok(s));
+        }
+        let err = CuppingState::parse("open").unwrap_err();
+        assert_eq!(err, CuppingError::UnknownState("open".into()));
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+    }
+
+    #[test]
+    fn lot_references_parse_their_type() {
+        let id = Uuid::from_u128(9);
+        assert_eq!(
+            LotRef::parse(id, "INVENTORY_GREEN"),
+            Ok(LotRef {
+                id,
+                kind: LotKind::Green
+            })
+        );
+        let err: CuppingError = LotRef::parse(id, "GREEN").unwrap_err().into();
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+    }
+
+    #[test]
+    fn missing_records_are_not_found() {
+        let lot = coffee(1).lot;
+        assert_eq!(
+            CuppingError::LotNotFound(lot).violation(),
+            Violation::NotFound
+        );
+        assert_eq!(
+            CuppingError::LotNotFound(lot).to_string(),
+            format!("INVENTORY_ROAST lot {} does not exist", lot.id)
+        );
+        assert_eq!(
+            CuppingError::NotFound(Uuid::nil()).violation(),
+            Violation::NotFound
+        );
+    }
+
+    #[test]
+    fn an_open_cupping_records_results() {
+        let c = cupping(CuppingState::Open);
+        let recorded = c
+            .record_results(
+                vec![result(1, coffee(1).id, 85), result(2, coffee(2).id, 88)],
+                now(),
+            )
+            .unwrap();
+        assert_eq!(recorded.len(), 2);
+        assert_eq!(recorded[1].id, Uuid::from_u128(2));
+        assert_eq!(recorded[1].cupped_coffee_id, coffee(2).id);
+        assert_eq!(recorded[0].recorded_at, now());
+    }
+
+    #[test]
+    fn a_draft_cupping_records_no_results() {
+        let err = cupping(CuppingState::Draft)
+            .record_results(vec![result(1, coffee(1).id, 85)], now())
+            .unwrap_err();
+        assert_eq!(err, CuppingError::NotOpen(CuppingState::Draft));
+        assert_eq!(err.violation(), Violation::BusinessRule);
+        assert!(err.to_string().contains("open it first"));
+    }
+
+    #[test]
+    fn a_closed_cupping_records_no_results() {
+        let err = cupping(CuppingState::Closed)
+            .record_results(vec![result(1, coffee(1).id, 85)], now())
+            .unwrap_err();
+        assert_eq!(err, CuppingError::NotOpen(CuppingState::Closed));
+        assert_eq!(err.violation(), Violation::BusinessRule);
+    }
+
+    #[test]
+    fn results_for_a_coffee_of_another_cupping_are_not_found() {
+        let stranger = Uuid::from_u128(999);
+        let err = cupping(CuppingState::Open)
+            .record_results(
+                vec![result(1, coffee(1).id, 85), result(2, stranger, 85)],
+                now(),
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            CuppingError::CuppedCoffeeNotFound {
+                index: 1,
+                cupped_coffee_id: stranger
+            }
+        );
+        assert_eq!(err.violation(), Violation::NotFound);
+    }
+
+    #[test]
+    fn not_found_wins_over_the_state_rule() {
+        let err = cupping(CuppingState::Closed)
+            .record_results(vec![result(1, Uuid::from_u128(999), 85)], now())
+            .unwrap_err();
+        assert_eq!(err.violation(), Violation::NotFound);
+    }
+
+    #[test]
+    fn shape_errors_win_over_not_found_and_state() {
+        let err = cupping(CuppingState::Draft)
+            .record_results(
+                vec![
+                    result(1, Uuid::from_u128(999), 85),
+                    result(2, coffee(1).id, 101),
+                ],
+                now(),
+            )
+            .unwrap_err();
+        assert!(matches!(err, CuppingError::Result { index: 1, .. }));
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+        assert!(err.to_string().starts_with("results[1]: finalScore"));
+    }
+
+    #[test]
+    fn the_results_list_is_non_empty_and_bounded() {
+        let c = cupping(CuppingState::Open);
+        let err = c.record_results(vec![], now()).unwrap_err();
+        assert_eq!(err, CuppingError::NoResults);
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+        let many = (0..=MAX_RESULTS as u128)
+            .map(|i| result(i, coffee(1).id, 80))
+            .collect();
+        assert_eq!(
+            c.record_results(many, now()),
+            Err(CuppingError::TooManyResults { count: 501 })
+        );
+    }
+
+    #[test]
+    fn a_missing_final_score_keeps_its_category() {
+        let mut r = result(1, coffee(1).id, 85);
+        r.final_score = None;
+        let err = cupping(CuppingState::Open)
+            .record_results(vec![r], now())
+            .unwrap_err();
+        assert_eq!(err.violation(), Violation::MissingParameter);
+    }
+}
