@@ -14,6 +14,7 @@ pub mod decimal;
 pub mod location;
 pub mod page;
 pub mod price;
+pub mod product;
 pub mod project;
 pub mod scope;
 pub mod stock;
