@@ -12,6 +12,7 @@ pub mod account;
 pub mod bulk;
 pub mod decimal;
 pub mod location;
+pub mod order;
 pub mod page;
 pub mod price;
 pub mod product;
