@@ -9,15 +9,18 @@
 //! reports; the HTTP adapter turns categories into status and code in one table.
 
 pub mod account;
+pub mod bulk;
 pub mod cupping;
 pub mod cupping_result;
 pub mod decimal;
 pub mod green_lot;
 pub mod green_lot_details;
 pub mod location;
+pub mod order;
 pub mod page;
 pub mod physical_analysis;
 pub mod price;
+pub mod product;
 pub mod project;
 pub mod scope;
 pub mod stock;
