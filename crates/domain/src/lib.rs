@@ -11,9 +11,12 @@
 pub mod account;
 pub mod decimal;
 pub mod location;
+pub mod measure;
 pub mod page;
 pub mod price;
 pub mod project;
+pub mod roast_curve;
+pub mod roast_details;
 pub mod scope;
 pub mod stock;
 pub mod text;
