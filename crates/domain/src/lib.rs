@@ -11,12 +11,15 @@
 pub mod account;
 pub mod decimal;
 pub mod location;
+pub mod lot_source;
 pub mod measure;
 pub mod page;
 pub mod price;
 pub mod project;
+pub mod roast;
 pub mod roast_curve;
 pub mod roast_details;
+pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
 pub mod text;
