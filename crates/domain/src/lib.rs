@@ -9,6 +9,7 @@
 //! reports; the HTTP adapter turns categories into status and code in one table.
 
 pub mod account;
+pub mod blended_lot;
 pub mod decimal;
 pub mod location;
 pub mod lot_source;
