@@ -16,6 +16,7 @@ pub mod lot_source;
 pub mod measure;
 pub mod page;
 pub mod price;
+pub mod profile;
 pub mod project;
 pub mod roast;
 pub mod roast_curve;
