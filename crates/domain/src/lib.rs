@@ -9,6 +9,7 @@
 //! reports; the HTTP adapter turns categories into status and code in one table.
 
 pub mod account;
+pub mod blended_lot;
 pub mod bulk;
 pub mod cupping;
 pub mod cupping_result;
@@ -16,12 +17,19 @@ pub mod decimal;
 pub mod green_lot;
 pub mod green_lot_details;
 pub mod location;
+pub mod lot_source;
+pub mod measure;
 pub mod order;
 pub mod page;
 pub mod physical_analysis;
 pub mod price;
 pub mod product;
+pub mod profile;
 pub mod project;
+pub mod roast;
+pub mod roast_curve;
+pub mod roast_details;
+pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
 pub mod text;
