@@ -130,11 +130,4 @@ impl DieselTx {
     pub(crate) fn conn(&mut self) -> &mut AnyConnection {
         &mut self.conn
     }
-
-    pub(crate) fn backend(&self) -> Backend {
-        match &*self.conn {
-            AnyConnection::Sqlite(_) => Backend::Sqlite,
-            AnyConnection::Postgresql(_) => Backend::Postgres,
-        }
-    }
 }

@@ -1,1 +1,100 @@
-//! placeholder
+//! actix-web adapter: the RPC routes, envelopes, the error table, the OAuth2 token endpoint,
+//! bearer authentication and the HTTPS server.
+//!
+//! No SQL and no business rule lives here: handlers decode a request, call one use case of
+//! `roastery_ports::Roastery` and encode its answer.
+
+mod auth;
+mod body;
+pub mod cursor;
+mod decode;
+pub mod error;
+mod ops;
+mod rpc;
+pub mod server;
+mod state;
+mod token;
+pub mod wire;
+
+use std::time::Instant;
+
+use actix_web::dev::Service;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use futures_util::FutureExt;
+use roastery_ports::Store;
+
+pub use cursor::CursorCodec;
+pub use error::ApiError;
+pub use server::{ServerLimits, build as build_server};
+pub use state::AppState;
+
+/// Names of every operation the API serves.
+pub fn operation_names() -> Vec<&'static str> {
+    ops::all().collect()
+}
+
+/// Registers every route of the service.
+pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppState<S>>) {
+    cfg.app_data(state).service(
+        web::scope("")
+            .wrap_fn(|req, srv| {
+                let started = Instant::now();
+                let method = req.method().clone();
+                let path = req.path().to_owned();
+                srv.call(req).map(move |res| {
+                    if let Ok(res) = &res {
+                        tracing::info!(
+                            %method,
+                            %path,
+                            status = res.status().as_u16(),
+                            micros = started.elapsed().as_micros() as u64,
+                            "request"
+                        );
+                    }
+                    res.map(|mut res| {
+                        res.headers_mut().insert(
+                            header::STRICT_TRANSPORT_SECURITY,
+                            HeaderValue::from_static("max-age=31536000"),
+                        );
+                        res
+                    })
+                })
+            })
+            .route("/healthz", web::get().to(health::<S>))
+            .route("/oauth2/token", web::route().to(token::token::<S>))
+            .route("/rpc/v1/{operation}", web::route().to(rpc::rpc::<S>))
+            .default_service(web::to(not_found)),
+    );
+}
+
+async fn health<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
+    match state.run(|app| app.ping()).await {
+        Ok(()) => HttpResponse::Ok().json(wire::Envelope {
+            ok: true,
+            result: HealthDto { status: "ok" },
+            meta: wire::NoMeta {},
+        }),
+        Err(err) => {
+            tracing::warn!(error = %err, "health check failed");
+            HttpResponse::ServiceUnavailable().json(error::ErrorEnvelope {
+                ok: false,
+                error: error::ErrorBody {
+                    code: "server_error",
+                    message: "the database is not reachable",
+                    details: None,
+                },
+            })
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct HealthDto {
+    status: &'static str,
+}
+
+async fn not_found(req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    let _ = body::read_body(payload, body::MAX_BODY).await;
+    Err(ApiError::not_found_path(req.path()))
+}

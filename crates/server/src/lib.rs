@@ -1,1 +1,11 @@
-//! placeholder
+//! The `roastery` binary's library: configuration, wiring of the adapters and the command line.
+//! Integration tests start the service through [`Application`] exactly as `roastery serve` does.
+
+pub mod cli;
+pub mod config;
+pub mod seed;
+pub mod startup;
+pub mod tls;
+
+pub use config::Config;
+pub use startup::{Application, open_roastery};

@@ -1,0 +1,151 @@
+//! core.location and core.project.
+
+use actix_web::HttpResponse;
+use actix_web::web::Bytes;
+use roastery_domain::location::Location;
+use roastery_domain::project::Project;
+use roastery_ports::Store;
+use roastery_ports::location::ImportLocation;
+use roastery_ports::project::ImportProject;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Ctx;
+use crate::decode::decode;
+use crate::error::ApiError;
+use crate::wire::{NoFilter, ReadRequest, WriteRequest, required};
+
+pub const OPERATIONS: &[&str] = &[
+    "core.location.importLocation",
+    "core.location.listLocations",
+    "core.project.importProject",
+    "core.project.listProjects",
+];
+
+pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
+    match ctx.operation.name {
+        "core.location.importLocation" => import_location(ctx, &body).await,
+        "core.location.listLocations" => list_locations(ctx, &body).await,
+        "core.project.importProject" => import_project(ctx, &body).await,
+        _ => list_projects(ctx, &body).await,
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportLocationData {
+    pub name: Option<String>,
+    pub external_id: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LocationDto {
+    pub id: Uuid,
+    pub name: String,
+    pub external_id: Option<String>,
+}
+
+impl From<Location> for LocationDto {
+    fn from(l: Location) -> Self {
+        Self {
+            id: l.id,
+            name: l.name,
+            external_id: l.external_id,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LocationResult {
+    pub location: LocationDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LocationsResult {
+    pub locations: Vec<LocationDto>,
+}
+
+async fn import_location<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<ImportLocationData>>(body)?.data()?;
+    let cmd = ImportLocation {
+        name: required(data.name, "data.name")?,
+        external_id: data.external_id,
+    };
+    let location = ctx.run(move |app| app.import_location(cmd)).await?;
+    ctx.ok(LocationResult {
+        location: location.into(),
+    })
+}
+
+async fn list_locations<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (_, pagination) = decode::<ReadRequest<NoFilter>>(body)?.into_parts();
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx.run(move |app| app.list_locations(page)).await?;
+    ctx.page(
+        LocationsResult {
+            locations: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportProjectData {
+    pub name: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectDto {
+    pub id: Uuid,
+    pub name: String,
+    pub description: Option<String>,
+}
+
+impl From<Project> for ProjectDto {
+    fn from(p: Project) -> Self {
+        Self {
+            id: p.id,
+            name: p.name,
+            description: p.description,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProjectResult {
+    pub project: ProjectDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProjectsResult {
+    pub projects: Vec<ProjectDto>,
+}
+
+async fn import_project<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<ImportProjectData>>(body)?.data()?;
+    let cmd = ImportProject {
+        name: required(data.name, "data.name")?,
+        description: data.description,
+    };
+    let project = ctx.run(move |app| app.import_project(cmd)).await?;
+    ctx.ok(ProjectResult {
+        project: project.into(),
+    })
+}
+
+async fn list_projects<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (_, pagination) = decode::<ReadRequest<NoFilter>>(body)?.into_parts();
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx.run(move |app| app.list_projects(page)).await?;
+    ctx.page(
+        ProjectsResult {
+            projects: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}

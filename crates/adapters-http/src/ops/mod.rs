@@ -1,0 +1,106 @@
+//! The operations, one module per namespace. A handler decodes its DTO, calls one use case and
+//! encodes the answer; rules live in the domain.
+
+mod core;
+
+use std::sync::Arc;
+
+use actix_web::HttpResponse;
+use actix_web::web::Bytes;
+use roastery_domain::account::AccessGrant;
+use roastery_domain::page::{PageRequest, Position};
+use roastery_domain::scope::Scope;
+use roastery_ports::{AppError, Roastery, Store};
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
+
+/// A known operation and the scope it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Operation {
+    pub name: &'static str,
+    pub scope: Scope,
+}
+
+/// Every operation, by namespace.
+fn operations(scope: Scope) -> &'static [&'static str] {
+    match scope {
+        Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
+        _ => &[],
+    }
+}
+
+pub fn find(name: &str) -> Option<Operation> {
+    let scope = Scope::of_operation(name)?;
+    operations(scope)
+        .iter()
+        .find(|known| **known == name)
+        .map(|known| Operation { name: known, scope })
+}
+
+/// All operation names (for the OpenAPI document and tests).
+pub fn all() -> impl Iterator<Item = &'static str> {
+    Scope::ALL
+        .into_iter()
+        .flat_map(|s| operations(s).iter().copied())
+}
+
+pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
+    match ctx.operation.scope {
+        Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
+        _ => Err(ApiError::method_not_allowed(format!(
+            "`{}` is not an operation of this API",
+            ctx.operation.name
+        ))),
+    }
+}
+
+/// One operation call.
+pub(crate) struct Ctx<S: Store> {
+    pub state: Arc<AppState<S>>,
+    pub operation: Operation,
+    #[allow(dead_code)]
+    pub grant: AccessGrant,
+}
+
+impl<S: Store> Ctx<S> {
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        self.state.run(work).await
+    }
+
+    pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {
+        self.state
+            .cursors
+            .page_request(self.operation.name, pagination)
+    }
+
+    /// `{"ok": true, "result": ..., "meta": {}}`
+    pub fn ok<R: Serialize>(&self, result: R) -> Result<HttpResponse, ApiError> {
+        Ok(HttpResponse::Ok().json(Envelope {
+            ok: true,
+            result,
+            meta: NoMeta {},
+        }))
+    }
+
+    /// A page: `meta.pagination.endCursor` is the signed position of the next page, or null.
+    pub fn page<R: Serialize>(
+        &self,
+        result: R,
+        next: Option<Position>,
+    ) -> Result<HttpResponse, ApiError> {
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name, p));
+        Ok(HttpResponse::Ok().json(Envelope {
+            ok: true,
+            result,
+            meta: PageMeta {
+                pagination: PageInfo { end_cursor },
+            },
+        }))
+    }
+}

@@ -1,0 +1,60 @@
+//! `POST /rpc/v1/{operation}`: the checks every operation shares, in the contract's order of
+//! precedence (405 → 401 → 403 → 429 → 400 → 422), then the operation itself.
+
+use actix_web::http::{Method, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use roastery_ports::Store;
+
+use crate::auth::{authenticate, require_scope};
+use crate::body::{MAX_BODY, read_body};
+use crate::error::ApiError;
+use crate::ops::{self, Ctx};
+use crate::state::AppState;
+
+pub async fn rpc<S: Store>(
+    req: HttpRequest,
+    operation: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState<S>>,
+) -> Result<HttpResponse, ApiError> {
+    // Read first, judge later: an unread body would close the connection.
+    let body = read_body(payload, MAX_BODY).await;
+    if req.method() != Method::POST {
+        return Err(ApiError::method_not_allowed(
+            "operations are called with POST",
+        ));
+    }
+    let operation = ops::find(&operation).ok_or_else(|| {
+        ApiError::method_not_allowed(format!("`{operation}` is not an operation of this API"))
+    })?;
+    let grant = authenticate(&state, &req).await?;
+    require_scope(&grant, operation.scope)?;
+    require_json(&req)?;
+    let body = body?;
+    ops::call(
+        Ctx {
+            state: state.into_inner(),
+            operation,
+            grant,
+        },
+        body,
+    )
+    .await
+}
+
+/// `Content-Type: application/json`, optionally with parameters such as `charset`.
+fn require_json(req: &HttpRequest) -> Result<(), ApiError> {
+    let is_json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if is_json {
+        Ok(())
+    } else {
+        Err(ApiError::invalid_request(
+            "Content-Type must be application/json",
+        ))
+    }
+}

@@ -1,0 +1,47 @@
+//! What every request handler shares.
+
+use std::time::Duration;
+
+use actix_web::web;
+use roastery_domain::account::AccessGrant;
+use roastery_ports::account::BearerRefusal;
+use roastery_ports::{AppError, Roastery, Store};
+
+use crate::cursor::CursorCodec;
+use crate::error::ApiError;
+
+/// How long a bearer token's verification is reused. Revocation takes effect within this time
+/// (the contract allows 60 s).
+pub const AUTH_CACHE_TTL: Duration = Duration::from_secs(30);
+
+pub struct AppState<S: Store> {
+    pub app: Roastery<S>,
+    pub cursors: CursorCodec,
+    pub(crate) auth_cache: moka::sync::Cache<String, Result<AccessGrant, BearerRefusal>>,
+}
+
+impl<S: Store> AppState<S> {
+    pub fn new(app: Roastery<S>, cursors: CursorCodec) -> Self {
+        Self {
+            app,
+            cursors,
+            auth_cache: moka::sync::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(AUTH_CACHE_TTL)
+                .build(),
+        }
+    }
+
+    /// Runs one use case on the blocking pool (Diesel is synchronous), so actix workers never
+    /// wait on the database.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let app = self.app.clone();
+        web::block(move || work(&app))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)
+    }
+}

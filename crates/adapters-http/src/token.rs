@@ -1,0 +1,191 @@
+//! `POST /oauth2/token`: the OAuth 2.0 client credentials grant (RFC 6749 §4.4).
+//!
+//! Credentials come in the form body or as HTTP Basic (each part percent-decoded after base64,
+//! per RFC 6749 §2.3.1), never both. Errors use RFC 6749 §5.2 bodies so standard OAuth2 clients
+//! understand them.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, CacheControl, CacheDirective};
+use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use percent_encoding::percent_decode_str;
+use roastery_ports::Store;
+use roastery_ports::account::TokenError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::body::read_body;
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenResponse {
+    pub access_token: String,
+    pub token_type: &'static str,
+    pub expires_in: i64,
+    /// Granted scopes joined by `%20`.
+    pub scope: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OAuthError {
+    pub error: &'static str,
+    pub error_description: String,
+}
+
+pub fn oauth_error(status: StatusCode, error: &'static str, description: &str) -> HttpResponse {
+    let mut response = HttpResponse::build(status);
+    response.insert_header(CacheControl(vec![CacheDirective::NoStore]));
+    if status == StatusCode::UNAUTHORIZED {
+        response.insert_header((header::WWW_AUTHENTICATE, "Basic realm=\"roastery\""));
+    }
+    response.json(OAuthError {
+        error,
+        error_description: description.to_owned(),
+    })
+}
+
+fn bad_request(description: &str) -> HttpResponse {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_request", description)
+}
+
+fn invalid_client() -> HttpResponse {
+    oauth_error(
+        StatusCode::UNAUTHORIZED,
+        "invalid_client",
+        "client authentication failed",
+    )
+}
+
+/// `(client_id, client_secret)` from an `Authorization: Basic` header.
+fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, HttpResponse> {
+    let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| invalid_client())?;
+    let Some((scheme, encoded)) = value.split_once(' ') else {
+        return Err(invalid_client());
+    };
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(invalid_client());
+    }
+    let decoded = STANDARD
+        .decode(encoded.trim())
+        .ok()
+        .and_then(|d| String::from_utf8(d).ok())
+        .ok_or_else(invalid_client)?;
+    let (id, secret) = decoded.split_once(':').ok_or_else(invalid_client)?;
+    let decode = |s: &str| {
+        percent_decode_str(s)
+            .decode_utf8()
+            .map(|c| c.into_owned())
+            .map_err(|_| invalid_client())
+    };
+    Ok(Some((decode(id)?, decode(secret)?)))
+}
+
+pub async fn token<S: Store>(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState<S>>,
+) -> HttpResponse {
+    let body = read_body(payload, crate::body::MAX_BODY).await;
+    if req.method() != actix_web::http::Method::POST {
+        return oauth_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "invalid_request",
+            "the token endpoint accepts POST only",
+        );
+    }
+    let form_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| {
+            v.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+        .unwrap_or(false);
+    if !form_type {
+        return bad_request("Content-Type must be application/x-www-form-urlencoded");
+    }
+    let Ok(body) = body else {
+        return bad_request("the request body is too large");
+    };
+    let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&body) else {
+        return bad_request("the body is not a valid form");
+    };
+    let field = |name: &str| -> Result<Option<String>, HttpResponse> {
+        let mut values = form
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.clone());
+        let first = values.next();
+        if values.next().is_some() {
+            return Err(bad_request(&format!("parameter `{name}` is repeated")));
+        }
+        Ok(first)
+    };
+    let outcome = (|| {
+        match field("grant_type")?.as_deref() {
+            Some("client_credentials") => {}
+            Some(other) => {
+                return Err(oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "unsupported_grant_type",
+                    &format!("grant type `{other}` is not supported; use client_credentials"),
+                ));
+            }
+            None => return Err(bad_request("grant_type is required")),
+        }
+        let in_body = match (field("client_id")?, field("client_secret")?) {
+            (Some(id), Some(secret)) => Some((id, secret)),
+            (None, None) => None,
+            _ => return Err(bad_request("client_id and client_secret go together")),
+        };
+        let credentials = match (basic_credentials(&req)?, in_body) {
+            (Some(_), Some(_)) => {
+                return Err(bad_request(
+                    "send client credentials either in the body or as HTTP Basic, not both",
+                ));
+            }
+            (Some(c), None) | (None, Some(c)) => c,
+            (None, None) => return Err(invalid_client()),
+        };
+        Ok((credentials, field("scope")?))
+    })();
+    let ((client_id, client_secret), scope) = match outcome {
+        Ok(parts) => parts,
+        Err(response) => return response,
+    };
+    let app = state.app.clone();
+    let issued =
+        web::block(move || app.issue_token(&client_id, &client_secret, scope.as_deref())).await;
+    match issued {
+        Ok(Ok(issued)) => {
+            let expires_in = roastery_domain::account::TOKEN_LIFETIME.num_seconds();
+            HttpResponse::Ok()
+                .insert_header(CacheControl(vec![CacheDirective::NoStore]))
+                .insert_header((header::PRAGMA, "no-cache"))
+                .json(TokenResponse {
+                    access_token: issued.access_token,
+                    token_type: "Bearer",
+                    expires_in,
+                    scope: issued.grant.scopes.join("%20"),
+                })
+        }
+        Ok(Err(TokenError::InvalidClient)) => invalid_client(),
+        Ok(Err(TokenError::InvalidScope(message))) => {
+            oauth_error(StatusCode::BAD_REQUEST, "invalid_scope", &message)
+        }
+        Ok(Err(TokenError::Internal(err))) => {
+            let err = crate::error::ApiError::from(err);
+            oauth_error(err.status, "server_error", &err.message)
+        }
+        Err(err) => {
+            let err = crate::error::ApiError::internal(err);
+            oauth_error(err.status, "server_error", &err.message)
+        }
+    }
+}

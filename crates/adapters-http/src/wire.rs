@@ -1,0 +1,312 @@
+//! Wire types shared by every operation: exact decimal numbers, instants, weights, prices, the
+//! read and write request shapes, and the success envelope.
+//!
+//! Amounts never pass through floating point: a JSON number is read from its own text into a
+//! decimal and written back as text.
+
+use std::str::FromStr;
+
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use roastery_domain::price::{Currency, Price, PriceError};
+use roastery_domain::weight::{Weight, WeightError, WeightUnit};
+use rust_decimal::Decimal;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::error::ApiError;
+
+/// An exact decimal carried as a JSON number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Amount(pub Decimal);
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw: Box<RawValue> = Deserialize::deserialize(deserializer)?;
+        let text = raw.get();
+        if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            return Err(D::Error::custom(format!(
+                "invalid type: {text}, expected a number"
+            )));
+        }
+        Decimal::from_str_exact(text)
+            .or_else(|_| Decimal::from_scientific(text))
+            .or_else(|_| Decimal::from_str(text))
+            .map(Amount)
+            .map_err(|_| D::Error::custom(format!("{text} is not a decimal number in range")))
+    }
+}
+
+impl Serialize for Amount {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw = RawValue::from_string(self.0.normalize().to_string())
+            .map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+impl PartialSchema for Amount {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::Number))
+            .description(Some("exact decimal number, at most 6 decimal places kept"))
+            .into()
+    }
+}
+
+impl ToSchema for Amount {}
+
+impl From<Decimal> for Amount {
+    fn from(d: Decimal) -> Self {
+        Self(d)
+    }
+}
+
+/// An instant: RFC 3339 with any offset on input, UTC with second precision on output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Instant(pub DateTime<Utc>);
+
+impl<'de> Deserialize<'de> for Instant {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let at = DateTime::parse_from_rfc3339(&text)
+            .map_err(|e| {
+                D::Error::custom(format!(
+                    "`{text}` is not an RFC 3339 date-time (e.g. 2026-01-01T01:11:00Z): {e}"
+                ))
+            })?
+            .with_timezone(&Utc);
+        Ok(Instant(
+            at.duration_trunc(TimeDelta::microseconds(1)).unwrap_or(at),
+        ))
+    }
+}
+
+impl Serialize for Instant {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0.format("%Y-%m-%dT%H:%M:%SZ"))
+    }
+}
+
+impl PartialSchema for Instant {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+            .examples(["2026-01-01T01:11:00Z"])
+            .into()
+    }
+}
+
+impl ToSchema for Instant {}
+
+impl From<DateTime<Utc>> for Instant {
+    fn from(at: DateTime<Utc>) -> Self {
+        Self(at)
+    }
+}
+
+/// A weight on the wire: `{"amount": 60.5, "unit": "KG"}`.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct WeightDto {
+    pub amount: Option<Amount>,
+    /// `KG` or `LBS`.
+    pub unit: Option<String>,
+}
+
+impl WeightDto {
+    /// Checks the shape and builds a non-negative weight; `field` names it in messages.
+    pub fn parse(&self, field: &str) -> Result<Weight, ApiError> {
+        let amount = self
+            .amount
+            .ok_or_else(|| ApiError::missing_parameter(&format!("{field}.amount")))?;
+        let unit = self
+            .unit
+            .as_deref()
+            .ok_or_else(|| ApiError::missing_parameter(&format!("{field}.unit")))?;
+        let unit = WeightUnit::parse(unit).map_err(|e| rule(field, e))?;
+        Weight::new(amount.0, unit).map_err(|e| rule(field, e))
+    }
+}
+
+impl From<Weight> for WeightDto {
+    fn from(w: Weight) -> Self {
+        Self {
+            amount: Some(Amount(w.amount())),
+            unit: Some(w.unit().as_str().to_owned()),
+        }
+    }
+}
+
+/// A price on the wire: `{"amount": 5.2, "currency": "EUR"}`.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct PriceDto {
+    pub amount: Option<Amount>,
+    /// ISO 4217 code.
+    pub currency: Option<String>,
+}
+
+impl PriceDto {
+    pub fn parse(&self, field: &str) -> Result<Price, ApiError> {
+        let amount = self
+            .amount
+            .ok_or_else(|| ApiError::missing_parameter(&format!("{field}.amount")))?;
+        let currency = self
+            .currency
+            .as_deref()
+            .ok_or_else(|| ApiError::missing_parameter(&format!("{field}.currency")))?;
+        let currency = Currency::parse(currency).map_err(|e| rule(field, e))?;
+        Price::new(amount.0, currency).map_err(|e: PriceError| rule(field, e))
+    }
+}
+
+impl From<Price> for PriceDto {
+    fn from(p: Price) -> Self {
+        Self {
+            amount: Some(Amount(p.amount())),
+            currency: Some(p.currency().code().to_owned()),
+        }
+    }
+}
+
+fn rule(field: &str, err: impl roastery_domain::BrokenRule) -> ApiError {
+    ApiError::violation(err.violation(), format!("{field}: {err}"))
+}
+
+/// Rejects a weight error with the field it concerns.
+pub fn weight_rule(field: &str, err: WeightError) -> ApiError {
+    rule(field, err)
+}
+
+/// A required field of a request.
+pub fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::missing_parameter(field))
+}
+
+/// `{"name": "..."}`
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct NameRef {
+    pub name: Option<String>,
+}
+
+/// Pagination of a read: `limit` 1..100 (default 50), `after` an opaque cursor.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct PaginationDto {
+    pub limit: Option<i64>,
+    pub after: Option<String>,
+}
+
+/// `{"params": {"filter": F, "pagination": {...}}}`; `params` may be absent.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ReadRequest<F> {
+    pub params: Option<ReadParams<F>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ReadParams<F> {
+    pub filter: Option<F>,
+    pub pagination: Option<PaginationDto>,
+}
+
+impl<F> ReadRequest<F> {
+    pub fn into_parts(self) -> (Option<F>, PaginationDto) {
+        match self.params {
+            None => (None, PaginationDto::default()),
+            Some(p) => (p.filter, p.pagination.unwrap_or_default()),
+        }
+    }
+}
+
+/// A read with no filter.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct NoFilter {}
+
+/// `{"data": T}`
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct WriteRequest<T> {
+    pub data: Option<T>,
+}
+
+impl<T> WriteRequest<T> {
+    pub fn data(self) -> Result<T, ApiError> {
+        required(self.data, "data")
+    }
+}
+
+/// `{"ok": true, "result": R, "meta": M}`
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Envelope<R, M> {
+    pub ok: bool,
+    pub result: R,
+    pub meta: M,
+}
+
+/// `meta` of calls that do not page: `{}`.
+#[derive(Debug, Default, Serialize, ToSchema)]
+pub struct NoMeta {}
+
+/// `meta` of listings: `{"pagination": {"endCursor": ...}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PageMeta {
+    pub pagination: PageInfo,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageInfo {
+    pub end_cursor: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_read_and_write_their_exact_text() {
+        let w: WeightDto = serde_json::from_str(r#"{"amount": 0.1000005, "unit": "KG"}"#).unwrap();
+        assert_eq!(w.amount.unwrap().0.to_string(), "0.1000005");
+        let weight = w.parse("weight").unwrap();
+        assert_eq!(weight.amount().to_string(), "0.1");
+        let out = serde_json::to_string(&WeightDto::from(weight)).unwrap();
+        assert_eq!(out, r#"{"amount":0.1,"unit":"KG"}"#);
+    }
+
+    #[test]
+    fn amounts_survive_the_path_tracking_decoder() {
+        let body = br#"{"amount": 12345678901.123456, "unit": "LBS"}"#;
+        let de = &mut serde_json::Deserializer::from_slice(body);
+        let w: WeightDto = serde_path_to_error::deserialize(de).unwrap();
+        assert_eq!(w.amount.unwrap().0.to_string(), "12345678901.123456");
+    }
+
+    #[test]
+    fn strings_are_not_amounts() {
+        assert!(serde_json::from_str::<WeightDto>(r#"{"amount": "1", "unit": "KG"}"#).is_err());
+        assert!(serde_json::from_str::<Amount>("1e2").is_ok());
+    }
+
+    #[test]
+    fn bad_units_and_currencies_have_their_own_codes() {
+        let w: WeightDto = serde_json::from_str(r#"{"amount": 1, "unit": "G"}"#).unwrap();
+        assert_eq!(w.parse("weight").unwrap_err().code, "unsupported_unit");
+        let w: WeightDto = serde_json::from_str(r#"{"amount": -1, "unit": "KG"}"#).unwrap();
+        assert_eq!(w.parse("weight").unwrap_err().code, "invalid_weight");
+        let p: PriceDto = serde_json::from_str(r#"{"amount": 1, "currency": "XXY"}"#).unwrap();
+        assert_eq!(p.parse("price").unwrap_err().code, "unsupported_currency");
+        let p: PriceDto = serde_json::from_str(r#"{"amount": -1, "currency": "EUR"}"#).unwrap();
+        assert_eq!(p.parse("price").unwrap_err().code, "invalid_price");
+    }
+
+    #[test]
+    fn instants_accept_offsets_and_print_utc_seconds() {
+        let at: Instant = serde_json::from_str(r#""2026-01-01T02:11:00.5+01:00""#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&at).unwrap(),
+            r#""2026-01-01T01:11:00Z""#
+        );
+        assert!(serde_json::from_str::<Instant>(r#""2026-01-01""#).is_err());
+    }
+}

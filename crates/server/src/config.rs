@@ -1,0 +1,120 @@
+//! Configuration: defaults, then a TOML file (`--config`), then `ROASTERY_*` environment variables.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Address to listen on (`ROASTERY_LISTEN`).
+    pub listen: String,
+    /// `sqlite://PATH` or `postgres://…` (`ROASTERY_DATABASE_URL`).
+    pub database_url: String,
+    /// PEM certificate chain and private key (`ROASTERY_TLS_CERT`, `ROASTERY_TLS_KEY`). When
+    /// unset, a self-signed certificate is created and reused.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    /// `"5/s,burst=10"` or `"off"` (`ROASTERY_RATE_LIMIT`).
+    pub rate_limit: String,
+    /// Worker threads (`ROASTERY_WORKERS`); default: one per core.
+    pub workers: Option<usize>,
+    /// Database connections in the pool (`ROASTERY_POOL_SIZE`).
+    pub pool_size: Option<u32>,
+    /// `text` or `json` (`ROASTERY_LOG_FORMAT`).
+    pub log_format: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:8443".into(),
+            database_url: "sqlite://roastery.db".into(),
+            tls_cert: None,
+            tls_key: None,
+            rate_limit: "5/s,burst=10".into(),
+            workers: None,
+            pool_size: None,
+            log_format: "text".into(),
+        }
+    }
+}
+
+impl Config {
+    /// Loads the configuration: `file` (if given) over the defaults, the environment over both.
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
+        let mut config = match file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?
+            }
+            None => Config::default(),
+        };
+        config.apply_env(|name| std::env::var(name).ok())?;
+        Ok(config)
+    }
+
+    fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+        if let Some(v) = var("ROASTERY_LISTEN") {
+            self.listen = v;
+        }
+        if let Some(v) = var("ROASTERY_DATABASE_URL") {
+            self.database_url = v;
+        }
+        if let Some(v) = var("ROASTERY_TLS_CERT") {
+            self.tls_cert = Some(v.into());
+        }
+        if let Some(v) = var("ROASTERY_TLS_KEY") {
+            self.tls_key = Some(v.into());
+        }
+        if let Some(v) = var("ROASTERY_RATE_LIMIT") {
+            self.rate_limit = v;
+        }
+        if let Some(v) = var("ROASTERY_WORKERS") {
+            self.workers = Some(v.parse().context("ROASTERY_WORKERS must be a number")?);
+        }
+        if let Some(v) = var("ROASTERY_POOL_SIZE") {
+            self.pool_size = Some(v.parse().context("ROASTERY_POOL_SIZE must be a number")?);
+        }
+        if let Some(v) = var("ROASTERY_LOG_FORMAT") {
+            self.log_format = v;
+        }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            bail!("ROASTERY_TLS_CERT and ROASTERY_TLS_KEY go together");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_overrides_file_and_defaults() {
+        let mut config: Config = toml::from_str("listen = \"0.0.0.0:9443\"\nworkers = 3").unwrap();
+        config
+            .apply_env(|name| (name == "ROASTERY_DATABASE_URL").then(|| "postgres://x/y".into()))
+            .unwrap();
+        assert_eq!(config.listen, "0.0.0.0:9443");
+        assert_eq!(config.workers, Some(3));
+        assert_eq!(config.database_url, "postgres://x/y");
+        assert_eq!(config.rate_limit, "5/s,burst=10");
+    }
+
+    #[test]
+    fn certificate_and_key_go_together() {
+        let mut config = Config::default();
+        let err = config
+            .apply_env(|name| (name == "ROASTERY_TLS_CERT").then(|| "cert.pem".into()))
+            .unwrap_err();
+        assert!(err.to_string().contains("go together"));
+    }
+
+    #[test]
+    fn unknown_keys_in_the_file_are_refused() {
+        assert!(toml::from_str::<Config>("lisen = \"x\"").is_err());
+    }
+}

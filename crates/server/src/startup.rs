@@ -1,0 +1,122 @@
+//! Wiring: store → use cases → HTTP server.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use actix_web::web;
+use anyhow::Context;
+use roastery_adapters_diesel::{DatabaseUrl, DieselStore};
+use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
+use roastery_ports::Roastery;
+use roastery_ports::system::{RandomIds, SystemClock};
+
+use crate::config::Config;
+
+/// Opens the database named by `url` (running pending migrations) and returns the use cases.
+pub fn open_roastery(url: &str, pool_size: Option<u32>) -> anyhow::Result<Roastery<DieselStore>> {
+    let store = DieselStore::open(url, pool_size)
+        .with_context(|| format!("opening the database {}", redact(url)))?;
+    Ok(Roastery::new(
+        store,
+        Arc::new(SystemClock),
+        Arc::new(RandomIds),
+    ))
+}
+
+/// A database URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => format!("{}://…{}", &url[..scheme], &url[at..]),
+        _ => url.to_owned(),
+    }
+}
+
+/// Where a generated self-signed certificate goes: beside the SQLite file, or the working
+/// directory for PostgreSQL.
+fn certificate_dir(url: &str) -> PathBuf {
+    DatabaseUrl::parse(url)
+        .ok()
+        .and_then(|u| {
+            u.sqlite_path()
+                .map(|p| Path::new(p).parent().map(Path::to_path_buf))
+        })
+        .flatten()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+pub struct Application {
+    port: u16,
+    server: actix_server::Server,
+}
+
+impl Application {
+    /// Opens the store, prepares TLS and binds the listener; the server runs once awaited.
+    pub fn build(config: &Config) -> anyhow::Result<Self> {
+        let app = open_roastery(&config.database_url, config.pool_size)?;
+        let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
+        let tls = crate::tls::server_config(
+            config.tls_cert.as_deref(),
+            config.tls_key.as_deref(),
+            &certificate_dir(&config.database_url),
+        )?;
+        let listener = TcpListener::bind(&config.listen)
+            .with_context(|| format!("binding {}", config.listen))?;
+        let port = listener.local_addr()?.port();
+        let state = web::Data::new(AppState::new(app, CursorCodec::new(cursor_key)));
+        let mut limits = ServerLimits::default();
+        if let Some(workers) = config.workers {
+            limits.workers = workers.max(1);
+        }
+        let server = roastery_adapters_http::build_server(listener, tls, state, limits)?;
+        tracing::info!(
+            address = %format!("https://{}", listener_display(&config.listen, port)),
+            database = %redact(&config.database_url),
+            "roastery is listening"
+        );
+        Ok(Self { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A handle that stops the server gracefully.
+    pub fn handle(&self) -> actix_server::ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until SIGTERM/SIGINT (or a stop through the handle); in-flight requests finish.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+fn listener_display(listen: &str, port: u16) -> String {
+    match listen.rsplit_once(':') {
+        Some((host, _)) => format!("{host}:{port}"),
+        None => format!("{listen}:{port}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(redact("postgres://u:secret@db/x"), "postgres://…@db/x");
+        assert_eq!(redact("sqlite://roastery.db"), "sqlite://roastery.db");
+    }
+
+    #[test]
+    fn certificates_go_beside_the_sqlite_file() {
+        assert_eq!(
+            certificate_dir("sqlite:///var/lib/r/db.sqlite"),
+            PathBuf::from("/var/lib/r")
+        );
+        assert_eq!(certificate_dir("sqlite://roastery.db"), PathBuf::from("."));
+        assert_eq!(certificate_dir("postgres://h/db"), PathBuf::from("."));
+    }
+}
