@@ -1,0 +1,188 @@
+//! The OpenAPI document, generated from the DTOs' `ToSchema` derives: one `POST` path per
+//! operation, its request shape (`{"data": ...}` or `{"params": {"filter", "pagination"}}`), its
+//! result in the success envelope, and the error envelope.
+
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::security::{Flow, OAuth2, Scopes, SecurityRequirement, SecurityScheme, ClientCredentials};
+use utoipa::openapi::{
+    ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathsBuilder, Ref,
+    RefOr, ServerBuilder,
+};
+use utoipa::ToSchema;
+
+use crate::error::ErrorDetail;
+use crate::wire::PaginationDto;
+
+/// Collects operations and the schemas they use.
+pub struct ApiDoc {
+    paths: PathsBuilder,
+    schemas: Vec<(String, RefOr<Schema>)>,
+}
+
+fn reference<T: ToSchema>() -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(T::name()))
+}
+
+fn object() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(SchemaType::Type(Type::Object))
+}
+
+impl ApiDoc {
+    fn new() -> Self {
+        Self {
+            paths: PathsBuilder::new(),
+            schemas: Vec::new(),
+        }
+    }
+
+    fn register<T: ToSchema>(&mut self) {
+        self.schemas.push((T::name().into_owned(), T::schema()));
+        T::schemas(&mut self.schemas);
+    }
+
+    fn add(&mut self, name: &str, summary: &str, request: RefOr<Schema>, result: RefOr<Schema>, paged: bool) {
+        let scope = name.rsplit_once('.').map_or(name, |(ns, _)| ns).to_owned();
+        let meta = if paged {
+            object()
+                .property(
+                    "pagination",
+                    object().property(
+                        "endCursor",
+                        ObjectBuilder::new().schema_type(SchemaType::from_iter([Type::String, Type::Null])),
+                    ),
+                )
+                .into()
+        } else {
+            RefOr::T(Schema::Object(object().build()))
+        };
+        let envelope = object()
+            .property("ok", ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)))
+            .property("result", result)
+            .property("meta", meta)
+            .required("ok")
+            .required("result")
+            .required("meta");
+        let operation = OperationBuilder::new()
+            .operation_id(Some(name))
+            .summary(Some(summary))
+            .tag(scope.clone())
+            .security(SecurityRequirement::new("oauth2", [scope]))
+            .request_body(Some(
+                RequestBodyBuilder::new()
+                    .required(Some(utoipa::openapi::Required::True))
+                    .content("application/json", ContentBuilder::new().schema(Some(request)).build())
+                    .build(),
+            ))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("success")
+                    .content("application/json", ContentBuilder::new().schema(Some(envelope)).build()),
+            )
+            .response(
+                "default",
+                ResponseBuilder::new()
+                    .description("error (400, 401, 403, 405, 422, 429, 500): see error.code")
+                    .content(
+                        "application/json",
+                        ContentBuilder::new()
+                            .schema(Some(RefOr::Ref(Ref::from_schema_name("ErrorEnvelope"))))
+                            .build(),
+                    ),
+            )
+            .build();
+        let path = std::mem::take(&mut self.paths);
+        self.paths = path.path(
+            format!("/rpc/v1/{name}"),
+            PathItem::new(HttpMethod::Post, operation),
+        );
+    }
+
+    /// A write: `{"data": D}` answering `R`.
+    pub fn write<D: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str) {
+        self.register::<D>();
+        self.register::<R>();
+        let request = object().property("data", reference::<D>()).required("data").into();
+        self.add(name, summary, request, reference::<R>(), false);
+    }
+
+    /// A bulk write: `{"data": [D]}` answering `R`.
+    pub fn bulk<D: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str) {
+        self.register::<D>();
+        self.register::<R>();
+        let request = object()
+            .property("data", ArrayBuilder::new().items(reference::<D>()).max_items(Some(50)))
+            .required("data")
+            .into();
+        self.add(name, summary, request, reference::<R>(), false);
+    }
+
+    /// A read: `{"params": {"filter": F, "pagination": ...}}` answering `R`; `paged` when it
+    /// returns `meta.pagination.endCursor`.
+    pub fn read<F: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str, paged: bool) {
+        self.register::<F>();
+        self.register::<R>();
+        let params = object()
+            .property("filter", reference::<F>())
+            .property("pagination", reference::<PaginationDto>());
+        let request = object().property("params", params).into();
+        self.add(name, summary, request, reference::<R>(), paged);
+    }
+}
+
+/// The whole document.
+pub fn document() -> OpenApi {
+    let mut doc = ApiDoc::new();
+    doc.register::<PaginationDto>();
+    doc.register::<ErrorDetail>();
+    crate::ops::document(&mut doc);
+    let error_envelope = object()
+        .property("ok", ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)))
+        .property(
+            "error",
+            object()
+                .property("code", ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)))
+                .property("message", ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)))
+                .property("details", ArrayBuilder::new().items(reference::<ErrorDetail>()))
+                .required("code")
+                .required("message"),
+        )
+        .required("ok")
+        .required("error");
+    let scopes = Scopes::from_iter(
+        roastery_domain::scope::Scope::ALL
+            .into_iter()
+            .map(|s| (s.as_str().to_owned(), format!("operations of {s}"))),
+    );
+    let mut components = ComponentsBuilder::new()
+        .schema("ErrorEnvelope", error_envelope)
+        .security_scheme(
+            "oauth2",
+            SecurityScheme::OAuth2(OAuth2::new([Flow::ClientCredentials(ClientCredentials::new(
+                "/oauth2/token",
+                scopes,
+            ))])),
+        );
+    for (name, schema) in doc.schemas {
+        components = components.schema(name, schema);
+    }
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new()
+                .title("Roastery RPC API")
+                .version("v1")
+                .description(Some(
+                    "Inventory, quality and order operations for coffee roasteries. Every \
+                     operation is a POST to /rpc/v1/{namespace}.{operation}; tokens come from the \
+                     OAuth 2.0 client credentials grant at /oauth2/token.",
+                ))
+                .build(),
+        )
+        .servers(Some([ServerBuilder::new().url("/").build()]))
+        .paths(doc.paths.build())
+        .components(Some(components.build()))
+        .build()
+}
