@@ -159,6 +159,30 @@ pub async fn token<S: Store>(
         Ok(parts) => parts,
         Err(response) => return response,
     };
+    let decision = state
+        .rate_limits
+        .as_ref()
+        .map(|limits| limits.tokens.check(&client_id));
+    let mut response = match decision {
+        Some(d) if !d.allowed => oauth_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_requests",
+            "rate limit exceeded; retry after the time in the Retry-After header",
+        ),
+        _ => issue(&state, client_id, client_secret, scope).await,
+    };
+    if let Some(decision) = decision {
+        decision.apply(response.headers_mut());
+    }
+    response
+}
+
+async fn issue<S: Store>(
+    state: &AppState<S>,
+    client_id: String,
+    client_secret: String,
+    scope: Option<String>,
+) -> HttpResponse {
     let app = state.app.clone();
     let issued =
         web::block(move || app.issue_token(&client_id, &client_secret, scope.as_deref())).await;
