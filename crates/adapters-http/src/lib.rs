@@ -10,6 +10,7 @@ pub mod cursor;
 mod decode;
 pub mod error;
 mod ops;
+pub mod rate_limit;
 mod rpc;
 pub mod server;
 mod state;
@@ -26,6 +27,7 @@ use roastery_ports::Store;
 
 pub use cursor::CursorCodec;
 pub use error::ApiError;
+pub use rate_limit::parse_setting as parse_rate_limit;
 pub use server::{ServerLimits, build as build_server};
 pub use state::AppState;
 

@@ -2,7 +2,7 @@
 //! precedence (405 → 401 → 403 → 429 → 400 → 422), then the operation itself.
 
 use actix_web::http::{Method, header};
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use roastery_ports::Store;
 
 use crate::auth::{authenticate, require_scope};
@@ -29,17 +29,31 @@ pub async fn rpc<S: Store>(
     })?;
     let grant = authenticate(&state, &req).await?;
     require_scope(&grant, operation.scope)?;
-    require_json(&req)?;
-    let body = body?;
-    ops::call(
-        Ctx {
-            state: state.into_inner(),
-            operation,
-            grant,
+    let decision = state
+        .rate_limits
+        .as_ref()
+        .map(|limits| limits.operations.check(&grant.client_id));
+    let outcome = match decision {
+        Some(d) if !d.allowed => Err(ApiError::too_many_requests(d.retry_after.unwrap_or(1))),
+        _ => match require_json(&req).and(body) {
+            Ok(body) => {
+                let ctx = Ctx {
+                    state: state.into_inner(),
+                    operation,
+                    grant,
+                };
+                ops::call(ctx, body).await
+            }
+            Err(err) => Err(err),
         },
-        body,
-    )
-    .await
+    };
+    let Some(decision) = decision else {
+        return outcome;
+    };
+    // Past the limiter, every answer carries its headers, errors included.
+    let mut response = outcome.unwrap_or_else(|err| err.error_response());
+    decision.apply(response.headers_mut());
+    Ok(response)
 }
 
 /// `Content-Type: application/json`, optionally with parameters such as `charset`.

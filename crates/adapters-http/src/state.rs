@@ -9,6 +9,7 @@ use roastery_ports::{AppError, Roastery, Store};
 
 use crate::cursor::CursorCodec;
 use crate::error::ApiError;
+use crate::rate_limit::RateLimits;
 
 /// How long a bearer token's verification is reused. Revocation takes effect within this time
 /// (the contract allows 60 s).
@@ -18,6 +19,8 @@ pub struct AppState<S: Store> {
     pub app: Roastery<S>,
     pub cursors: CursorCodec,
     pub(crate) auth_cache: moka::sync::Cache<String, Result<AccessGrant, BearerRefusal>>,
+    /// `None` when rate limiting is off.
+    pub(crate) rate_limits: Option<RateLimits>,
 }
 
 impl<S: Store> AppState<S> {
@@ -29,7 +32,15 @@ impl<S: Store> AppState<S> {
                 .max_capacity(100_000)
                 .time_to_live(AUTH_CACHE_TTL)
                 .build(),
+            rate_limits: None,
         }
+    }
+
+    /// Limits operations per service account and token requests per client id with `quota`
+    /// (`None`: no limit). See [`crate::parse_rate_limit`].
+    pub fn with_rate_limit(mut self, quota: Option<governor::Quota>) -> Self {
+        self.rate_limits = quota.map(RateLimits::new);
+        self
     }
 
     /// Runs one use case on the blocking pool (Diesel is synchronous), so actix workers never

@@ -4,6 +4,9 @@
 //! per RFC 6749 §2.3.1), never both. Errors use RFC 6749 §5.2 bodies so standard OAuth2 clients
 //! understand them.
 
+// The early answers are whole responses, built once per failed request: their size is no cost.
+#![allow(clippy::result_large_err)]
+
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, CacheControl, CacheDirective};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -178,6 +181,30 @@ pub async fn token<S: Store>(
         Ok(parts) => parts,
         Err(refusal) => return refusal.response(),
     };
+    let decision = state
+        .rate_limits
+        .as_ref()
+        .map(|limits| limits.tokens.check(&client_id));
+    let mut response = match decision {
+        Some(d) if !d.allowed => oauth_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_requests",
+            "rate limit exceeded; retry after the time in the Retry-After header",
+        ),
+        _ => issue(&state, client_id, client_secret, scope).await,
+    };
+    if let Some(decision) = decision {
+        decision.apply(response.headers_mut());
+    }
+    response
+}
+
+async fn issue<S: Store>(
+    state: &AppState<S>,
+    client_id: String,
+    client_secret: String,
+    scope: Option<String>,
+) -> HttpResponse {
     let app = state.app.clone();
     let issued =
         web::block(move || app.issue_token(&client_id, &client_secret, scope.as_deref())).await;

@@ -81,6 +81,7 @@ impl Config {
         if let Some(v) = var("ROASTERY_LOG_FORMAT") {
             self.log_format = v;
         }
+        roastery_adapters_http::parse_rate_limit(&self.rate_limit).map_err(anyhow::Error::msg)?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             bail!("ROASTERY_TLS_CERT and ROASTERY_TLS_KEY go together");
         }
@@ -111,6 +112,19 @@ mod tests {
             .apply_env(|name| (name == "ROASTERY_TLS_CERT").then(|| "cert.pem".into()))
             .unwrap_err();
         assert!(err.to_string().contains("go together"));
+    }
+
+    #[test]
+    fn the_rate_limit_is_checked_when_loaded() {
+        let mut config = Config::default();
+        config
+            .apply_env(|name| (name == "ROASTERY_RATE_LIMIT").then(|| "off".into()))
+            .unwrap();
+        assert_eq!(config.rate_limit, "off");
+        let err = config
+            .apply_env(|name| (name == "ROASTERY_RATE_LIMIT").then(|| "5 per second".into()))
+            .unwrap_err();
+        assert!(err.to_string().contains("5 per second"), "{err}");
     }
 
     #[test]

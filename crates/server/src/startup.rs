@@ -64,7 +64,11 @@ impl Application {
         let listener = TcpListener::bind(&config.listen)
             .with_context(|| format!("binding {}", config.listen))?;
         let port = listener.local_addr()?.port();
-        let state = web::Data::new(AppState::new(app, CursorCodec::new(cursor_key)));
+        let rate_limit = roastery_adapters_http::parse_rate_limit(&config.rate_limit)
+            .map_err(anyhow::Error::msg)?;
+        let state = web::Data::new(
+            AppState::new(app, CursorCodec::new(cursor_key)).with_rate_limit(rate_limit),
+        );
         let mut limits = ServerLimits::default();
         if let Some(workers) = config.workers {
             limits.workers = workers.max(1);
