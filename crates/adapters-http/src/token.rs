@@ -4,9 +4,6 @@
 //! per RFC 6749 §2.3.1), never both. Errors use RFC 6749 §5.2 bodies so standard OAuth2 clients
 //! understand them.
 
-// The early answers are whole responses, built once per failed request: their size is no cost.
-#![allow(clippy::result_large_err)]
-
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, CacheControl, CacheDirective};
 use actix_web::{HttpRequest, HttpResponse, web};
