@@ -79,7 +79,12 @@ struct ItemRow {
 fn item_rows(orders: &[Order]) -> StoreResult<Vec<ItemRow>> {
     orders
         .iter()
-        .flat_map(|o| o.items.iter().enumerate().map(move |(i, item)| (o, i, item)))
+        .flat_map(|o| {
+            o.items
+                .iter()
+                .enumerate()
+                .map(move |(i, item)| (o, i, item))
+        })
         .map(|(o, i, item)| {
             Ok(ItemRow {
                 order_id: o.id.to_string(),
@@ -247,7 +252,11 @@ impl OrderRepo for DieselTx {
         Ok(self.with_items(row.into_iter().collect())?.pop())
     }
 
-    fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest) -> StoreResult<Page<Order>> {
+    fn list_orders(
+        &mut self,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Order>> {
         let mut query = orders::table.into_boxed();
         if let Some(from) = filter.order_date_from {
             query = query.filter(orders::order_date.ge(to_db(from)));
@@ -261,11 +270,9 @@ impl OrderRepo for DieselTx {
         if let Some((at, id)) = keyset(page)? {
             let at = to_db(at);
             query = query.filter(
-                orders::order_date.le(at).and(
-                    orders::order_date
-                        .lt(at)
-                        .or(orders::id.lt(id.to_string())),
-                ),
+                orders::order_date
+                    .le(at)
+                    .and(orders::order_date.lt(at).or(orders::id.lt(id.to_string()))),
             );
         }
         let rows: Vec<OrderRow> = query

@@ -125,9 +125,11 @@ impl DieselTx {
 
     fn insert_variants(&mut self, rows: &[VariantRow]) -> StoreResult<()> {
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(product_variants::table)
-                .values(chunk)
-                .execute(c))
+            on_backend!(self.conn(), |c| diesel::insert_into(
+                product_variants::table
+            )
+            .values(chunk)
+            .execute(c))
             .store()?;
         }
         Ok(())

@@ -337,7 +337,9 @@ mod tests {
         let err = app
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 5)])])
             .unwrap_err();
-        assert!(matches!(err, AppError::Bulk(ref items) if items[0].violation == Violation::BusinessRule));
+        assert!(
+            matches!(err, AppError::Bulk(ref items) if items[0].violation == Violation::BusinessRule)
+        );
         assert_eq!(set("COMPLETED").unwrap().status, OrderStatus::Completed);
         assert_eq!(
             set("CANCELLED").unwrap_err().violation(),

@@ -116,7 +116,8 @@ pub struct OrderFilter {
 
 impl OrderFilter {
     pub fn matches(&self, order: &Order) -> bool {
-        self.order_date_from.is_none_or(|from| order.order_date >= from)
+        self.order_date_from
+            .is_none_or(|from| order.order_date >= from)
             && self.order_date_to.is_none_or(|to| order.order_date < to)
             && self.status.is_none_or(|s| order.status == s)
     }
@@ -132,5 +133,6 @@ pub trait OrderRepo {
     fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()>;
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>>;
     /// Newest `orderDate` first.
-    fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest) -> StoreResult<Page<Order>>;
+    fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest)
+    -> StoreResult<Page<Order>>;
 }

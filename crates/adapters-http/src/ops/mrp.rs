@@ -127,7 +127,10 @@ fn sync_product(index: usize, p: ProductData) -> Result<SyncProduct, ApiError> {
         .into_iter()
         .enumerate()
         .map(|(i, v)| {
-            let options = required(v.coffee_options, &at(&format!("variants[{i}].coffeeOptions")))?;
+            let options = required(
+                v.coffee_options,
+                &at(&format!("variants[{i}].coffeeOptions")),
+            )?;
             Ok(SyncVariant {
                 sku: required(v.sku, &at(&format!("variants[{i}].sku")))?,
                 package_size: required(

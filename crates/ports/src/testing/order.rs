@@ -47,9 +47,18 @@ impl OrderRepo for MemTx {
         Ok(self.data.order.orders.iter().find(|o| o.id == id).cloned())
     }
 
-    fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest) -> StoreResult<Page<Order>> {
+    fn list_orders(
+        &mut self,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Order>> {
         page_newest_first(
-            self.data.order.orders.iter().filter(|o| filter.matches(o)).cloned(),
+            self.data
+                .order
+                .orders
+                .iter()
+                .filter(|o| filter.matches(o))
+                .cloned(),
             |o| (o.order_date, o.id),
             page,
         )
