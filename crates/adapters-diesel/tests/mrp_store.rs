@@ -168,7 +168,7 @@ fn scenario(url: &str) {
     // Updates of many orders in one call: customer, type and items replaced, date kept.
     let updates: Vec<_> = (0..10)
         .map(|i| {
-            let mut o = order(&format!("o-{i}"), 999, &[("GUJI-1000", i as i32 + 1)]);
+            let mut o = order(&format!("o-{i}"), 999, &[("GUJI-1000", i + 1)]);
             o.customer = if i % 2 == 0 {
                 None
             } else {
