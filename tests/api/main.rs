@@ -8,3 +8,4 @@ mod helpers;
 
 mod core;
 mod limits;
+mod mrp;

@@ -7,6 +7,17 @@
 //!
 //! Rows never leave this crate: every module turns its rows into domain values and back.
 
+/// Runs `$body` with `$c` bound to the concrete connection of either backend: for the statements
+/// [`AnyConnection`]'s multi-backend cannot express, such as multi-row inserts.
+macro_rules! on_backend {
+    ($conn:expr, |$c:ident| $body:expr) => {
+        match $conn {
+            $crate::connection::AnyConnection::Postgresql($c) => $body,
+            $crate::connection::AnyConnection::Sqlite($c) => $body,
+        }
+    };
+}
+
 mod blend;
 mod connection;
 mod core;

@@ -1,7 +1,288 @@
-//! Stored orders.
+//! Stored orders and their items.
+//!
+//! A `setOrders` batch is written in a number of statements that does not depend on its size
+//! (up to [`CHUNK`] orders, and the contract allows 50): the orders are loaded with one
+//! `IN (...)` query and their items with another, new orders and all items of new and changed
+//! orders are inserted with one multi-row `INSERT` per table, the items of changed orders are
+//! replaced (one `DELETE ... WHERE order_id IN (...)`), and changed orders are updated with one
+//! `UPDATE orders SET customer = CASE .. END, ... WHERE id IN (...)`. Item lists longer than
+//! [`CHUNK`] rows are split so no statement exceeds the bind-parameter limits of the backends.
 
-use roastery_ports::repo::OrderRepo;
+use std::collections::HashMap;
 
+use diesel::dsl::case_when;
+use diesel::prelude::*;
+use diesel::sql_types::{Nullable, Text, Timestamp};
+use roastery_domain::order::{CustomerType, Order, OrderItem, OrderStatus};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::product::Sku;
+use roastery_ports::repo::*;
+use uuid::Uuid;
+
+use crate::core::{keyset, overfetch, uuid};
+use crate::error::{OrStoreError, corrupt};
+use crate::product::{CHUNK, Db};
 use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
 
-impl OrderRepo for DieselTx {}
+pub(crate) mod schema {
+    diesel::table! {
+        orders (id) {
+            id -> Text,
+            external_id -> Text,
+            order_date -> Timestamp,
+            customer -> Nullable<Text>,
+            customer_type -> Nullable<Text>,
+            status -> Text,
+            created_at -> Timestamp,
+            updated_at -> Timestamp,
+        }
+    }
+
+    diesel::table! {
+        order_items (order_id, position) {
+            order_id -> Text,
+            position -> Integer,
+            sku -> Text,
+            quantity -> Integer,
+        }
+    }
+
+    diesel::joinable!(order_items -> orders (order_id));
+    diesel::allow_tables_to_appear_in_same_query!(orders, order_items);
+}
+
+use schema::*;
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = orders)]
+struct OrderRow {
+    id: String,
+    external_id: String,
+    order_date: chrono::NaiveDateTime,
+    customer: Option<String>,
+    customer_type: Option<String>,
+    status: String,
+    created_at: chrono::NaiveDateTime,
+    updated_at: chrono::NaiveDateTime,
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = order_items)]
+struct ItemRow {
+    order_id: String,
+    position: i32,
+    sku: String,
+    quantity: i32,
+}
+
+fn item_rows(orders: &[Order]) -> StoreResult<Vec<ItemRow>> {
+    orders
+        .iter()
+        .flat_map(|o| {
+            o.items
+                .iter()
+                .enumerate()
+                .map(move |(i, item)| (o, i, item))
+        })
+        .map(|(o, i, item)| {
+            Ok(ItemRow {
+                order_id: o.id.to_string(),
+                position: i32::try_from(i).map_err(|e| corrupt("order item", e))?,
+                sku: item.sku.to_string(),
+                quantity: item.quantity,
+            })
+        })
+        .collect()
+}
+
+impl DieselTx {
+    /// Orders of these rows with their items, in the order of the rows.
+    fn with_items(&mut self, rows: Vec<OrderRow>) -> StoreResult<Vec<Order>> {
+        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        let mut items: HashMap<String, Vec<OrderItem>> = HashMap::new();
+        for chunk in ids.chunks(CHUNK) {
+            let found: Vec<ItemRow> = order_items::table
+                .filter(order_items::order_id.eq_any(chunk))
+                .order((order_items::order_id, order_items::position))
+                .load(self.conn())
+                .store()?;
+            for row in found {
+                items.entry(row.order_id).or_default().push(OrderItem {
+                    sku: Sku::parse(&row.sku).map_err(|e| corrupt("order item", e))?,
+                    quantity: row.quantity,
+                });
+            }
+        }
+        rows.into_iter()
+            .map(|row| {
+                Ok(Order {
+                    id: uuid("order", &row.id)?,
+                    items: items.remove(&row.id).unwrap_or_default(),
+                    external_id: row.external_id,
+                    order_date: from_db(row.order_date),
+                    customer: row.customer,
+                    customer_type: row
+                        .customer_type
+                        .as_deref()
+                        .map(CustomerType::parse)
+                        .transpose()
+                        .map_err(|e| corrupt("order", e))?,
+                    status: OrderStatus::parse(&row.status).map_err(|e| corrupt("order", e))?,
+                    created_at: from_db(row.created_at),
+                    updated_at: from_db(row.updated_at),
+                })
+            })
+            .collect()
+    }
+
+    fn insert_items(&mut self, rows: &[ItemRow]) -> StoreResult<()> {
+        for chunk in rows.chunks(CHUNK) {
+            on_backend!(self.conn(), |c| diesel::insert_into(order_items::table)
+                .values(chunk)
+                .execute(c))
+            .store()?;
+        }
+        Ok(())
+    }
+}
+
+type OrderExpr<ST> = Box<dyn BoxableExpression<orders::table, Db, SqlType = ST>>;
+
+impl OrderRepo for DieselTx {
+    fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {
+        let mut rows = Vec::new();
+        for chunk in external_ids.chunks(CHUNK) {
+            rows.extend(
+                orders::table
+                    .filter(orders::external_id.eq_any(chunk))
+                    .load::<OrderRow>(self.conn())
+                    .store()?,
+            );
+        }
+        self.with_items(rows)
+    }
+
+    fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        let rows: Vec<OrderRow> = orders
+            .iter()
+            .map(|o| OrderRow {
+                id: o.id.to_string(),
+                external_id: o.external_id.clone(),
+                order_date: to_db(o.order_date),
+                customer: o.customer.clone(),
+                customer_type: o.customer_type.map(|t| t.as_str().to_owned()),
+                status: o.status.as_str().to_owned(),
+                created_at: to_db(o.created_at),
+                updated_at: to_db(o.updated_at),
+            })
+            .collect();
+        for chunk in rows.chunks(CHUNK) {
+            on_backend!(self.conn(), |c| diesel::insert_into(orders::table)
+                .values(chunk)
+                .execute(c))
+            .store()?;
+        }
+        self.insert_items(&item_rows(orders)?)
+    }
+
+    fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        for chunk in orders.chunks(CHUNK) {
+            let ids: Vec<String> = chunk.iter().map(|o| o.id.to_string()).collect();
+            let mut customer: OrderExpr<Nullable<Text>> = Box::new(orders::customer);
+            let mut customer_type: OrderExpr<Nullable<Text>> = Box::new(orders::customer_type);
+            let mut status: OrderExpr<Text> = Box::new(orders::status);
+            let mut updated_at: OrderExpr<Timestamp> = Box::new(orders::updated_at);
+            for o in chunk {
+                let id = o.id.to_string();
+                customer = Box::new(
+                    case_when(
+                        orders::id.eq(id.clone()),
+                        o.customer.clone().into_sql::<Nullable<Text>>(),
+                    )
+                    .otherwise(customer),
+                );
+                customer_type = Box::new(
+                    case_when(
+                        orders::id.eq(id.clone()),
+                        o.customer_type
+                            .map(|t| t.as_str().to_owned())
+                            .into_sql::<Nullable<Text>>(),
+                    )
+                    .otherwise(customer_type),
+                );
+                status = Box::new(
+                    case_when(
+                        orders::id.eq(id.clone()),
+                        o.status.as_str().to_owned().into_sql::<Text>(),
+                    )
+                    .otherwise(status),
+                );
+                updated_at = Box::new(
+                    case_when(
+                        orders::id.eq(id),
+                        to_db(o.updated_at).into_sql::<Timestamp>(),
+                    )
+                    .otherwise(updated_at),
+                );
+            }
+            diesel::update(orders::table.filter(orders::id.eq_any(&ids)))
+                .set((
+                    orders::customer.eq(customer),
+                    orders::customer_type.eq(customer_type),
+                    orders::status.eq(status),
+                    orders::updated_at.eq(updated_at),
+                ))
+                .execute(self.conn())
+                .store()?;
+            // Items are replaced as a whole: an update may reorder, add or drop lines.
+            diesel::delete(order_items::table.filter(order_items::order_id.eq_any(&ids)))
+                .execute(self.conn())
+                .store()?;
+        }
+        self.insert_items(&item_rows(orders)?)
+    }
+
+    fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
+        let row: Option<OrderRow> = orders::table
+            .find(id.to_string())
+            .first(self.conn())
+            .optional()
+            .store()?;
+        Ok(self.with_items(row.into_iter().collect())?.pop())
+    }
+
+    fn list_orders(
+        &mut self,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Order>> {
+        let mut query = orders::table.into_boxed();
+        if let Some(from) = filter.order_date_from {
+            query = query.filter(orders::order_date.ge(to_db(from)));
+        }
+        if let Some(to) = filter.order_date_to {
+            query = query.filter(orders::order_date.lt(to_db(to)));
+        }
+        if let Some(status) = filter.status {
+            query = query.filter(orders::status.eq(status.as_str()));
+        }
+        if let Some((at, id)) = keyset(page)? {
+            let at = to_db(at);
+            query = query.filter(
+                orders::order_date
+                    .le(at)
+                    .and(orders::order_date.lt(at).or(orders::id.lt(id.to_string()))),
+            );
+        }
+        let rows: Vec<OrderRow> = query
+            .order((orders::order_date.desc(), orders::id.desc()))
+            .limit(overfetch(page))
+            .load(self.conn())
+            .store()?;
+        let items = self.with_items(rows)?;
+        Ok(Page::from_overfetch(items, page.limit, |o| {
+            (o.order_date, o.id)
+        }))
+    }
+}

@@ -94,6 +94,18 @@ impl<E: BrokenRule> From<E> for AppError {
     }
 }
 
+impl AppError {
+    /// The failing items of a bulk call judged by the domain: nothing of the batch is applied.
+    pub fn bulk<E: BrokenRule>(failures: Vec<roastery_domain::bulk::ItemFailure<E>>) -> Self {
+        Self::Bulk(
+            failures
+                .into_iter()
+                .map(|f| ItemFailure::new(f.index, Some(f.external_id), &f.error))
+                .collect(),
+        )
+    }
+}
+
 impl From<Rejection> for AppError {
     fn from(rejection: Rejection) -> Self {
         Self::Rejected(rejection)

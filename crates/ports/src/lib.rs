@@ -11,6 +11,8 @@
 pub mod account;
 pub mod error;
 pub mod location;
+pub mod order;
+pub mod product;
 pub mod project;
 pub mod repo;
 pub mod secret;

@@ -7,7 +7,9 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::location::Location;
+use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::product::{Product, Sku, Variant};
 use roastery_domain::project::Project;
 use uuid::Uuid;
 
@@ -78,8 +80,59 @@ pub trait CuppingRepo {}
 /// Physical analyses (quality.physical).
 pub trait PhysicalRepo {}
 
-/// Products and variants (mrp.product).
-pub trait ProductRepo {}
+/// A synced product that changed: the product as it will be and the variants it gains (already
+/// part of `product.variants`, at its end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductUpdate {
+    pub product: Product,
+    pub added: Vec<Variant>,
+}
 
-/// Orders (mrp.order).
-pub trait OrderRepo {}
+/// Products and variants (mrp.product).
+///
+/// Bulk methods take a whole batch so that a store can write it in a number of statements that
+/// does not grow with the batch.
+pub trait ProductRepo {
+    /// The stored products (with every variant) of these external ids; unknown ids are left out.
+    fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>>;
+    /// For each of these SKUs that is stored: the SKU and the external id of its product.
+    fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>>;
+    fn insert_products(&mut self, products: &[Product]) -> StoreResult<()>;
+    /// Stores the new name and `updated_at` of each product and appends its added variants.
+    fn update_products(&mut self, updates: &[ProductUpdate]) -> StoreResult<()>;
+    /// Newest first by creation time.
+    fn list_products(&mut self, page: &PageRequest) -> StoreResult<Page<Product>>;
+}
+
+/// What `listOrders` filters on; every part is optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OrderFilter {
+    /// Inclusive.
+    pub order_date_from: Option<DateTime<Utc>>,
+    /// Exclusive.
+    pub order_date_to: Option<DateTime<Utc>>,
+    pub status: Option<OrderStatus>,
+}
+
+impl OrderFilter {
+    pub fn matches(&self, order: &Order) -> bool {
+        self.order_date_from
+            .is_none_or(|from| order.order_date >= from)
+            && self.order_date_to.is_none_or(|to| order.order_date < to)
+            && self.status.is_none_or(|s| order.status == s)
+    }
+}
+
+/// Orders and their items (mrp.order).
+pub trait OrderRepo {
+    /// The stored orders (with their items) of these external ids; unknown ids are left out.
+    fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>>;
+    fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()>;
+    /// Stores customer, customer type, status, `updated_at` and the items of each order (the
+    /// order date and creation time never change).
+    fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()>;
+    fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>>;
+    /// Newest `orderDate` first.
+    fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest)
+    -> StoreResult<Page<Order>>;
+}

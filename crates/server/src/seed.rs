@@ -1,6 +1,9 @@
 //! `roastery seed demo`: a realistic data set, written through the same use cases as the API.
 
+use chrono::{TimeDelta, Utc};
 use roastery_ports::location::ImportLocation;
+use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus};
+use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::project::ImportProject;
 use roastery_ports::{Roastery, Store};
 
@@ -27,6 +30,101 @@ pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
             description: Some(description.into()),
         })?;
     }
+    mrp(app)?;
     println!("demo data loaded");
+    Ok(())
+}
+
+/// Shop products with their package sizes, and a few orders along the status machine.
+fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
+    let products = [
+        (
+            "SHOP-GUJI",
+            "Ethiopia Guji Natural",
+            &[("GUJI-250", "PACKAGE250G"), ("GUJI-1000", "PACKAGE1000G")][..],
+        ),
+        (
+            "SHOP-HUILA",
+            "Colombia Huila Washed",
+            &[("HUILA-250", "PACKAGE250G"), ("HUILA-500", "PACKAGE500G")][..],
+        ),
+        (
+            "SHOP-HOUSE",
+            "House Espresso Blend",
+            &[
+                ("HOUSE-250", "PACKAGE250G"),
+                ("HOUSE-SAMPLE", "PACKAGE13_2G"),
+            ][..],
+        ),
+    ];
+    app.sync_products(
+        products
+            .iter()
+            .map(|(external_id, name, variants)| SyncProduct {
+                external_id: (*external_id).into(),
+                name: (*name).into(),
+                variants: variants
+                    .iter()
+                    .map(|(sku, size)| SyncVariant {
+                        sku: (*sku).into(),
+                        package_size: (*size).into(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    )?;
+    let now = Utc::now();
+    let order =
+        |external_id: &str, days_ago: i64, customer: &str, kind: &str, items: &[(&str, i32)]| {
+            SetOrder {
+                external_id: external_id.into(),
+                order_date: now - TimeDelta::days(days_ago),
+                customer: Some(customer.into()),
+                customer_type: Some(kind.into()),
+                items: items
+                    .iter()
+                    .map(|(sku, quantity)| SetOrderItem {
+                        sku: (*sku).into(),
+                        quantity: *quantity,
+                    })
+                    .collect(),
+            }
+        };
+    let orders = app.set_orders(vec![
+        order(
+            "WEB-1001",
+            6,
+            "Café Nord",
+            "WHOLESALE",
+            &[("HOUSE-250", 40), ("GUJI-1000", 5)],
+        ),
+        order("WEB-1002", 4, "Jana Berg", "RETAIL", &[("GUJI-250", 2)]),
+        order(
+            "WEB-1003",
+            2,
+            "Kaffeebar Süd",
+            "WHOLESALE",
+            &[("HUILA-500", 12)],
+        ),
+        order(
+            "WEB-1004",
+            1,
+            "Tom Weber",
+            "RETAIL",
+            &[("HOUSE-SAMPLE", 3), ("HUILA-250", 1)],
+        ),
+    ])?;
+    for (index, statuses) in [
+        (0, &["IN_PROGRESS", "COMPLETED"][..]),
+        (1, &["IN_PROGRESS"][..]),
+        (3, &["CANCELLED"][..]),
+    ] {
+        for status in statuses {
+            app.set_order_status(SetOrderStatus {
+                order_id: orders[index].id,
+                status: (*status).into(),
+            })?;
+        }
+    }
     Ok(())
 }

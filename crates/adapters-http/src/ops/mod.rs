@@ -2,6 +2,7 @@
 //! encodes the answer; rules live in the domain.
 
 mod core;
+mod mrp;
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ pub struct Operation {
 fn operations(scope: Scope) -> &'static [&'static str] {
     match scope {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
+        Scope::MrpProduct | Scope::MrpOrder => mrp::OPERATIONS,
         _ => &[],
     }
 }
@@ -42,14 +44,19 @@ pub fn find(name: &str) -> Option<Operation> {
 
 /// All operation names (for the OpenAPI document and tests).
 pub fn all() -> impl Iterator<Item = &'static str> {
-    Scope::ALL
-        .into_iter()
-        .flat_map(|s| operations(s).iter().copied())
+    // A module may serve several scopes: list each operation once, under its own scope.
+    Scope::ALL.into_iter().flat_map(|s| {
+        operations(s)
+            .iter()
+            .copied()
+            .filter(move |name| Scope::of_operation(name) == Some(s))
+    })
 }
 
 pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
+        Scope::MrpProduct | Scope::MrpOrder => mrp::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name

@@ -1,9 +1,66 @@
 //! In-memory orders.
 
-use super::MemTx;
-use crate::repo::OrderRepo;
+use roastery_domain::order::Order;
+use roastery_domain::page::{Page, PageRequest};
+use uuid::Uuid;
+
+use super::{MemTx, page_newest_first};
+use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
-pub struct OrderData {}
+pub struct OrderData {
+    orders: Vec<Order>,
+}
 
-impl OrderRepo for MemTx {}
+impl OrderRepo for MemTx {
+    fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {
+        Ok(self
+            .data
+            .order
+            .orders
+            .iter()
+            .filter(|o| external_ids.contains(&o.external_id))
+            .cloned()
+            .collect())
+    }
+
+    fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        self.data.order.orders.extend_from_slice(orders);
+        Ok(())
+    }
+
+    fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        for order in orders {
+            if let Some(stored) = self.data.order.orders.iter_mut().find(|o| o.id == order.id) {
+                // The order date and creation time never change.
+                stored.customer.clone_from(&order.customer);
+                stored.customer_type = order.customer_type;
+                stored.status = order.status;
+                stored.items.clone_from(&order.items);
+                stored.updated_at = order.updated_at;
+            }
+        }
+        Ok(())
+    }
+
+    fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
+        Ok(self.data.order.orders.iter().find(|o| o.id == id).cloned())
+    }
+
+    fn list_orders(
+        &mut self,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Order>> {
+        page_newest_first(
+            self.data
+                .order
+                .orders
+                .iter()
+                .filter(|o| filter.matches(o))
+                .cloned(),
+            |o| (o.order_date, o.id),
+            page,
+        )
+    }
+}

@@ -1,9 +1,70 @@
 //! In-memory products.
 
-use super::MemTx;
-use crate::repo::ProductRepo;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::product::{Product, Sku};
+
+use super::{MemTx, page_newest_first};
+use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
-pub struct ProductData {}
+pub struct ProductData {
+    products: Vec<Product>,
+}
 
-impl ProductRepo for MemTx {}
+impl ProductRepo for MemTx {
+    fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>> {
+        Ok(self
+            .data
+            .product
+            .products
+            .iter()
+            .filter(|p| external_ids.contains(&p.external_id))
+            .cloned()
+            .collect())
+    }
+
+    fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>> {
+        Ok(self
+            .data
+            .product
+            .products
+            .iter()
+            .flat_map(|p| {
+                p.variants
+                    .iter()
+                    .filter(|v| skus.contains(&v.sku))
+                    .map(|v| (v.sku.clone(), p.external_id.clone()))
+            })
+            .collect())
+    }
+
+    fn insert_products(&mut self, products: &[Product]) -> StoreResult<()> {
+        self.data.product.products.extend_from_slice(products);
+        Ok(())
+    }
+
+    fn update_products(&mut self, updates: &[ProductUpdate]) -> StoreResult<()> {
+        for update in updates {
+            if let Some(stored) = self
+                .data
+                .product
+                .products
+                .iter_mut()
+                .find(|p| p.id == update.product.id)
+            {
+                stored.name.clone_from(&update.product.name);
+                stored.updated_at = update.product.updated_at;
+                stored.variants.extend(update.added.iter().cloned());
+            }
+        }
+        Ok(())
+    }
+
+    fn list_products(&mut self, page: &PageRequest) -> StoreResult<Page<Product>> {
+        page_newest_first(
+            self.data.product.products.iter().cloned(),
+            |p| (p.created_at, p.id),
+            page,
+        )
+    }
+}

@@ -1,0 +1,348 @@
+//! mrp.product and mrp.order.
+
+use actix_web::HttpResponse;
+use actix_web::web::Bytes;
+use roastery_domain::order::Order;
+use roastery_domain::product::Product;
+use roastery_ports::Store;
+use roastery_ports::order::{ListOrders, SetOrder, SetOrderItem, SetOrderStatus};
+use roastery_ports::product::{SyncProduct, SyncVariant};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Ctx;
+use crate::decode::decode;
+use crate::error::ApiError;
+use crate::wire::{Instant, NoFilter, ReadRequest, WriteRequest, required};
+
+pub const OPERATIONS: &[&str] = &[
+    "mrp.product.syncProducts",
+    "mrp.product.listProducts",
+    "mrp.order.setOrders",
+    "mrp.order.listOrders",
+    "mrp.order.setOrderStatus",
+];
+
+pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
+    match ctx.operation.name {
+        "mrp.product.syncProducts" => sync_products(ctx, &body).await,
+        "mrp.product.listProducts" => list_products(ctx, &body).await,
+        "mrp.order.setOrders" => set_orders(ctx, &body).await,
+        "mrp.order.listOrders" => list_orders(ctx, &body).await,
+        _ => set_order_status(ctx, &body).await,
+    }
+}
+
+// --- Products --------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductData {
+    pub external_id: Option<String>,
+    pub name: Option<String>,
+    /// Optional: a product may have no variants yet.
+    pub variants: Option<Vec<VariantData>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VariantData {
+    pub sku: Option<String>,
+    pub coffee_options: Option<CoffeeOptionsData>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CoffeeOptionsData {
+    pub package_size: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductDto {
+    pub id: Uuid,
+    pub external_id: String,
+    pub name: String,
+    pub variants: Vec<VariantDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VariantDto {
+    pub sku: String,
+    pub coffee_options: CoffeeOptionsDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CoffeeOptionsDto {
+    pub package_size: String,
+}
+
+impl From<Product> for ProductDto {
+    fn from(p: Product) -> Self {
+        Self {
+            id: p.id,
+            external_id: p.external_id,
+            name: p.name,
+            variants: p
+                .variants
+                .into_iter()
+                .map(|v| VariantDto {
+                    sku: v.sku.to_string(),
+                    coffee_options: CoffeeOptionsDto {
+                        package_size: v.package_size.to_string(),
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `{"id", "externalId"}` of a synced record.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncedDto {
+    pub id: Uuid,
+    pub external_id: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncedProductsResult {
+    pub synced_products: Vec<SyncedDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProductsResult {
+    pub products: Vec<ProductDto>,
+}
+
+fn sync_product(index: usize, p: ProductData) -> Result<SyncProduct, ApiError> {
+    let at = |field: &str| format!("data[{index}].{field}");
+    let variants = p
+        .variants
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let options = required(
+                v.coffee_options,
+                &at(&format!("variants[{i}].coffeeOptions")),
+            )?;
+            Ok(SyncVariant {
+                sku: required(v.sku, &at(&format!("variants[{i}].sku")))?,
+                package_size: required(
+                    options.package_size,
+                    &at(&format!("variants[{i}].coffeeOptions.packageSize")),
+                )?,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(SyncProduct {
+        external_id: required(p.external_id, &at("externalId"))?,
+        name: required(p.name, &at("name"))?,
+        variants,
+    })
+}
+
+async fn sync_products<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<Vec<ProductData>>>(body)?.data()?;
+    let batch = data
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| sync_product(i, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let synced = ctx.run(move |app| app.sync_products(batch)).await?;
+    ctx.ok(SyncedProductsResult {
+        synced_products: synced
+            .into_iter()
+            .map(|p| SyncedDto {
+                id: p.id,
+                external_id: p.external_id,
+            })
+            .collect(),
+    })
+}
+
+async fn list_products<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (_, pagination) = decode::<ReadRequest<NoFilter>>(body)?.into_parts();
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx.run(move |app| app.list_products(page)).await?;
+    ctx.page(
+        ProductsResult {
+            products: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+// --- Orders ----------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderData {
+    pub external_id: Option<String>,
+    pub order_date: Option<Instant>,
+    pub customer: Option<String>,
+    /// `RETAIL` or `WHOLESALE`.
+    pub customer_type: Option<String>,
+    pub order_items: Option<Vec<OrderItemData>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderItemData {
+    pub sku: Option<String>,
+    /// int32; must be above zero.
+    pub quantity: Option<i32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDto {
+    pub id: Uuid,
+    pub external_id: String,
+    pub order_date: Instant,
+    pub customer: Option<String>,
+    pub customer_type: Option<String>,
+    pub status: String,
+    pub order_items: Vec<OrderItemDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderItemDto {
+    pub sku: String,
+    pub quantity: i32,
+}
+
+impl From<Order> for OrderDto {
+    fn from(o: Order) -> Self {
+        Self {
+            id: o.id,
+            external_id: o.external_id,
+            order_date: o.order_date.into(),
+            customer: o.customer,
+            customer_type: o.customer_type.map(|t| t.as_str().to_owned()),
+            status: o.status.as_str().to_owned(),
+            order_items: o
+                .items
+                .into_iter()
+                .map(|i| OrderItemDto {
+                    sku: i.sku.to_string(),
+                    quantity: i.quantity,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncedOrdersResult {
+    pub synced_orders: Vec<SyncedDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrdersResult {
+    pub orders: Vec<OrderDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderResult {
+    pub order: OrderDto,
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListOrdersFilter {
+    pub order_date: Option<DateRange>,
+    pub status: Option<String>,
+}
+
+/// `from` inclusive, `to` exclusive.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct DateRange {
+    pub from: Option<Instant>,
+    pub to: Option<Instant>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetOrderStatusData {
+    pub order_id: Option<Uuid>,
+    pub status: Option<String>,
+}
+
+fn set_order(index: usize, o: OrderData) -> Result<SetOrder, ApiError> {
+    let at = |field: &str| format!("data[{index}].{field}");
+    let items = required(o.order_items, &at("orderItems"))?
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            Ok(SetOrderItem {
+                sku: required(item.sku, &at(&format!("orderItems[{i}].sku")))?,
+                quantity: required(item.quantity, &at(&format!("orderItems[{i}].quantity")))?,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(SetOrder {
+        external_id: required(o.external_id, &at("externalId"))?,
+        order_date: required(o.order_date, &at("orderDate"))?.0,
+        customer: o.customer,
+        customer_type: o.customer_type,
+        items,
+    })
+}
+
+async fn set_orders<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<Vec<OrderData>>>(body)?.data()?;
+    let batch = data
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| set_order(i, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let synced = ctx.run(move |app| app.set_orders(batch)).await?;
+    ctx.ok(SyncedOrdersResult {
+        synced_orders: synced
+            .into_iter()
+            .map(|o| SyncedDto {
+                id: o.id,
+                external_id: o.external_id,
+            })
+            .collect(),
+    })
+}
+
+async fn list_orders<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<ListOrdersFilter>>(body)?.into_parts();
+    let filter = filter.unwrap_or_default();
+    let range = filter.order_date.unwrap_or_default();
+    let cmd = ListOrders {
+        order_date_from: range.from.map(|i| i.0),
+        order_date_to: range.to.map(|i| i.0),
+        status: filter.status,
+    };
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx.run(move |app| app.list_orders(cmd, page)).await?;
+    ctx.page(
+        OrdersResult {
+            orders: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+async fn set_order_status<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<SetOrderStatusData>>(body)?.data()?;
+    let cmd = SetOrderStatus {
+        order_id: required(data.order_id, "data.orderId")?,
+        status: required(data.status, "data.status")?,
+    };
+    let order = ctx.run(move |app| app.set_order_status(cmd)).await?;
+    ctx.ok(OrderResult {
+        order: order.into(),
+    })
+}

@@ -1,0 +1,395 @@
+//! mrp.order: upserting orders in bulk, moving them along their status machine, listing them.
+//!
+//! `setOrders` is one transaction: the batch is checked for shape (400 for the whole request), the
+//! stored orders and known SKUs the batch refers to are loaded in one go, the domain plans the
+//! whole batch, and either every item is written or none (422 `bulk_operation_failed`).
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use roastery_domain::bulk::{self, Change, ItemFailure};
+use roastery_domain::order::{
+    CustomerType, Order, OrderError, OrderInput, OrderItem, OrderStatus, plan_orders,
+};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::product::Sku;
+use uuid::Uuid;
+
+use crate::error::AppError;
+use crate::repo::*;
+use crate::{Roastery, Store};
+
+/// One order of a `setOrders` call, as the client sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetOrder {
+    pub external_id: String,
+    pub order_date: DateTime<Utc>,
+    pub customer: Option<String>,
+    pub customer_type: Option<String>,
+    pub items: Vec<SetOrderItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetOrderItem {
+    pub sku: String,
+    pub quantity: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetOrderStatus {
+    pub order_id: Uuid,
+    pub status: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListOrders {
+    pub order_date_from: Option<DateTime<Utc>>,
+    pub order_date_to: Option<DateTime<Utc>>,
+    pub status: Option<String>,
+}
+
+fn parse_order(item: &SetOrder) -> Result<OrderInput, OrderError> {
+    let customer_type = item
+        .customer_type
+        .as_deref()
+        .map(CustomerType::parse)
+        .transpose()?;
+    let items = item
+        .items
+        .iter()
+        .map(|i| {
+            Ok(OrderItem {
+                sku: Sku::parse(&i.sku)?,
+                quantity: i.quantity,
+            })
+        })
+        .collect::<Result<Vec<_>, OrderError>>()?;
+    OrderInput::new(
+        &item.external_id,
+        item.order_date,
+        item.customer.as_deref(),
+        customer_type,
+        items,
+    )
+}
+
+/// Parses every item of a batch; the first shape error refuses the whole request, naming its item.
+fn parse_orders(batch: &[SetOrder]) -> Result<Vec<OrderInput>, AppError> {
+    bulk::check_size("data", batch.len())?;
+    batch
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            parse_order(item).map_err(|error| {
+                AppError::from(ItemFailure {
+                    index,
+                    external_id: item.external_id.clone(),
+                    error,
+                })
+            })
+        })
+        .collect()
+}
+
+impl<S: Store> Roastery<S> {
+    /// Creates or updates a batch of orders by external id; returns them in request order.
+    pub fn set_orders(&self, batch: Vec<SetOrder>) -> Result<Vec<Order>, AppError> {
+        let inputs = parse_orders(&batch)?;
+        let now = self.clock.now();
+        let external_ids: Vec<String> = inputs.iter().map(|i| i.external_id().to_owned()).collect();
+        let mut skus: Vec<Sku> = inputs
+            .iter()
+            .flat_map(|i| i.items().iter().map(|item| item.sku.clone()))
+            .collect();
+        skus.sort();
+        skus.dedup();
+        self.store.write(|tx| {
+            let stored = tx.orders_by_external_ids(&external_ids)?;
+            let stored: HashMap<&str, &Order> =
+                stored.iter().map(|o| (o.external_id.as_str(), o)).collect();
+            let known: HashSet<Sku> = tx.sku_owners(&skus)?.into_iter().map(|(s, _)| s).collect();
+            let planned = plan_orders(
+                &inputs,
+                |ext| stored.get(ext).copied(),
+                |sku| known.contains(sku),
+                now,
+                || self.ids.new_id(),
+            )
+            .map_err(AppError::bulk)?;
+            let pick = |change: Change| -> Vec<Order> {
+                planned
+                    .iter()
+                    .filter(|p| p.change == change)
+                    .map(|p| p.record.clone())
+                    .collect()
+            };
+            let (created, updated) = (pick(Change::Created), pick(Change::Updated));
+            if !created.is_empty() {
+                tx.insert_orders(&created)?;
+            }
+            if !updated.is_empty() {
+                tx.update_orders(&updated)?;
+            }
+            Ok(planned.into_iter().map(|p| p.record).collect())
+        })
+    }
+
+    /// Moves one order along the status machine.
+    pub fn set_order_status(&self, cmd: SetOrderStatus) -> Result<Order, AppError> {
+        let status = OrderStatus::parse(&cmd.status)?;
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            let mut order = tx
+                .order(cmd.order_id)?
+                .ok_or(OrderError::NotFound(cmd.order_id))?;
+            order.set_status(status, now)?;
+            tx.update_orders(std::slice::from_ref(&order))?;
+            Ok(order)
+        })
+    }
+
+    /// Orders, newest `orderDate` first.
+    pub fn list_orders(&self, cmd: ListOrders, page: PageRequest) -> Result<Page<Order>, AppError> {
+        page.keyset()?;
+        let filter = OrderFilter {
+            order_date_from: cmd.order_date_from,
+            order_date_to: cmd.order_date_to,
+            status: cmd.status.as_deref().map(OrderStatus::parse).transpose()?,
+        };
+        self.store.read(|tx| Ok(tx.list_orders(&filter, &page)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::product::{SyncProduct, SyncVariant};
+    use crate::testing::{InMemoryStore, memory_roastery};
+    use chrono::TimeDelta;
+    use roastery_domain::Violation;
+    use roastery_domain::page::Limit;
+
+    fn at(s: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap()
+    }
+
+    fn order(ext: &str, date: i64, items: &[(&str, i32)]) -> SetOrder {
+        SetOrder {
+            external_id: ext.into(),
+            order_date: at(date),
+            customer: Some("Café Nord".into()),
+            customer_type: Some("WHOLESALE".into()),
+            items: items
+                .iter()
+                .map(|(sku, quantity)| SetOrderItem {
+                    sku: (*sku).into(),
+                    quantity: *quantity,
+                })
+                .collect(),
+        }
+    }
+
+    fn app_with_skus() -> (Roastery<InMemoryStore>, crate::testing::ManualClock) {
+        let (app, clock) = memory_roastery();
+        app.sync_products(vec![SyncProduct {
+            external_id: "p-1".into(),
+            name: "Guji".into(),
+            variants: ["GUJI-250", "GUJI-1000"]
+                .into_iter()
+                .map(|sku| SyncVariant {
+                    sku: sku.into(),
+                    package_size: "PACKAGE250G".into(),
+                })
+                .collect(),
+        }])
+        .unwrap();
+        (app, clock)
+    }
+
+    fn list(app: &Roastery<InMemoryStore>, cmd: ListOrders) -> Vec<Order> {
+        let page = PageRequest {
+            limit: Limit::parse(Some(100)).unwrap(),
+            after: None,
+        };
+        app.list_orders(cmd, page).unwrap().items
+    }
+
+    #[test]
+    fn new_orders_are_open_and_updates_keep_the_order_date() {
+        let (app, clock) = app_with_skus();
+        let created = app
+            .set_orders(vec![order("o-1", 0, &[("GUJI-250", 2)])])
+            .unwrap();
+        assert_eq!(created[0].status, OrderStatus::Open);
+        clock.advance(TimeDelta::seconds(1));
+        let mut update = order("o-1", 999, &[("GUJI-1000", 1), ("GUJI-250", 3)]);
+        update.customer = None;
+        update.customer_type = Some("RETAIL".into());
+        let updated = app.set_orders(vec![update]).unwrap();
+        assert_eq!(updated[0].id, created[0].id);
+        let stored = list(&app, ListOrders::default());
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].order_date, at(0));
+        assert_eq!(stored[0].customer, None);
+        assert_eq!(stored[0].customer_type, Some(CustomerType::Retail));
+        assert_eq!(stored[0].items.len(), 2);
+    }
+
+    #[test]
+    fn repeating_set_orders_changes_nothing() {
+        let (app, clock) = app_with_skus();
+        let batch = vec![order("o-1", 0, &[("GUJI-250", 2)])];
+        app.set_orders(batch.clone()).unwrap();
+        let before = list(&app, ListOrders::default());
+        clock.advance(TimeDelta::seconds(3));
+        app.set_orders(batch).unwrap();
+        assert_eq!(list(&app, ListOrders::default()), before);
+    }
+
+    #[test]
+    fn a_mixed_batch_stores_nothing_and_reports_each_bad_item() {
+        let (app, _) = app_with_skus();
+        let done = app
+            .set_orders(vec![order("o-done", 0, &[("GUJI-250", 1)])])
+            .unwrap();
+        app.set_order_status(SetOrderStatus {
+            order_id: done[0].id,
+            status: "CANCELLED".into(),
+        })
+        .unwrap();
+        let before = list(&app, ListOrders::default());
+        let err = app
+            .set_orders(vec![
+                order("o-new", 1, &[("GUJI-250", 1)]),
+                order("o-sku", 2, &[("NOPE", 1)]),
+                order("o-done", 3, &[("GUJI-250", 2)]),
+                order("o-empty", 4, &[]),
+                order("o-zero", 5, &[("GUJI-250", 0)]),
+                order("o-new", 6, &[("GUJI-250", 1)]),
+            ])
+            .unwrap_err();
+        let AppError::Bulk(items) = err else {
+            panic!("expected a bulk failure, got {err:?}")
+        };
+        let summary: Vec<_> = items
+            .iter()
+            .map(|i| (i.index, i.external_id.clone().unwrap(), i.violation))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (1, "o-sku".into(), Violation::NotFound),
+                (2, "o-done".into(), Violation::BusinessRule),
+                (3, "o-empty".into(), Violation::BusinessRule),
+                (4, "o-zero".into(), Violation::BusinessRule),
+                (5, "o-new".into(), Violation::Conflict),
+            ]
+        );
+        assert_eq!(list(&app, ListOrders::default()), before);
+    }
+
+    #[test]
+    fn shape_errors_refuse_the_whole_batch() {
+        let (app, _) = app_with_skus();
+        let mut bad = order("o-2", 0, &[("GUJI-250", 1)]);
+        bad.customer_type = Some("FRIENDS".into());
+        let err = app
+            .set_orders(vec![order("o-1", 0, &[("GUJI-250", 1)]), bad])
+            .unwrap_err();
+        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(err.to_string().contains("item 1"), "{err}");
+        let too_many: Vec<_> = (0..51)
+            .map(|i| order(&format!("o-{i}"), i, &[("GUJI-250", 1)]))
+            .collect();
+        assert_eq!(
+            app.set_orders(too_many).unwrap_err().violation(),
+            Some(Violation::InvalidParameter)
+        );
+        assert!(list(&app, ListOrders::default()).is_empty());
+        let fifty: Vec<_> = (0..50)
+            .map(|i| order(&format!("o-{i}"), i, &[("GUJI-250", 1)]))
+            .collect();
+        let synced = app.set_orders(fifty).unwrap();
+        let ext: Vec<_> = synced.iter().map(|o| o.external_id.clone()).collect();
+        let expected: Vec<_> = (0..50).map(|i| format!("o-{i}")).collect();
+        assert_eq!(ext, expected);
+    }
+
+    #[test]
+    fn status_moves_along_the_machine_only() {
+        let (app, _) = app_with_skus();
+        let id = app
+            .set_orders(vec![order("o-1", 0, &[("GUJI-250", 1)])])
+            .unwrap()[0]
+            .id;
+        let set = |status: &str| {
+            app.set_order_status(SetOrderStatus {
+                order_id: id,
+                status: status.into(),
+            })
+        };
+        assert_eq!(
+            set("COMPLETED").unwrap_err().violation(),
+            Some(Violation::BusinessRule)
+        );
+        assert_eq!(set("IN_PROGRESS").unwrap().status, OrderStatus::InProgress);
+        // No longer OPEN: updates are refused.
+        let err = app
+            .set_orders(vec![order("o-1", 0, &[("GUJI-250", 5)])])
+            .unwrap_err();
+        assert!(
+            matches!(err, AppError::Bulk(ref items) if items[0].violation == Violation::BusinessRule)
+        );
+        assert_eq!(set("COMPLETED").unwrap().status, OrderStatus::Completed);
+        assert_eq!(
+            set("CANCELLED").unwrap_err().violation(),
+            Some(Violation::BusinessRule)
+        );
+        assert_eq!(
+            set("DONE").unwrap_err().violation(),
+            Some(Violation::InvalidParameter)
+        );
+        let unknown = app
+            .set_order_status(SetOrderStatus {
+                order_id: Uuid::nil(),
+                status: "CANCELLED".into(),
+            })
+            .unwrap_err();
+        assert_eq!(unknown.violation(), Some(Violation::NotFound));
+    }
+
+    #[test]
+    fn listing_filters_by_date_range_and_status_newest_first() {
+        let (app, _) = app_with_skus();
+        let synced = app
+            .set_orders(
+                (0..4)
+                    .map(|i| order(&format!("o-{i}"), i * 10, &[("GUJI-250", 1)]))
+                    .collect(),
+            )
+            .unwrap();
+        app.set_order_status(SetOrderStatus {
+            order_id: synced[2].id,
+            status: "IN_PROGRESS".into(),
+        })
+        .unwrap();
+        let ext = |orders: Vec<Order>| -> Vec<String> {
+            orders.into_iter().map(|o| o.external_id).collect()
+        };
+        assert_eq!(
+            ext(list(&app, ListOrders::default())),
+            ["o-3", "o-2", "o-1", "o-0"]
+        );
+        let range = ListOrders {
+            order_date_from: Some(at(10)),
+            order_date_to: Some(at(30)),
+            status: None,
+        };
+        assert_eq!(ext(list(&app, range)), ["o-2", "o-1"]);
+        let open = ListOrders {
+            status: Some("OPEN".into()),
+            ..ListOrders::default()
+        };
+        assert_eq!(ext(list(&app, open)), ["o-3", "o-1", "o-0"]);
+    }
+}

@@ -1,0 +1,265 @@
+//! mrp.product: syncing products and their variants from an external shop, and listing them.
+//!
+//! A sync is one transaction: the batch is checked for shape (400 for the whole request), the
+//! stored products and SKU owners the batch refers to are loaded in one go, the domain plans the
+//! whole batch, and either every item is written or none (422 `bulk_operation_failed`).
+
+use std::collections::HashMap;
+
+use roastery_domain::bulk::{self, Change, ItemFailure};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::product::{Product, ProductInput, Sku, Variant, plan_products};
+
+use crate::error::AppError;
+use crate::repo::*;
+use crate::{Roastery, Store};
+
+/// One product of a `syncProducts` call, as the client sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncProduct {
+    pub external_id: String,
+    pub name: String,
+    pub variants: Vec<SyncVariant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncVariant {
+    pub sku: String,
+    pub package_size: String,
+}
+
+/// Parses every item of a batch; the first shape error refuses the whole request, naming its item.
+fn parse_products(batch: &[SyncProduct]) -> Result<Vec<ProductInput>, AppError> {
+    bulk::check_size("data", batch.len())?;
+    batch
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let parsed = item
+                .variants
+                .iter()
+                .map(|v| Variant::parse(&v.sku, &v.package_size))
+                .collect::<Result<Vec<_>, _>>()
+                .and_then(|variants| ProductInput::new(&item.external_id, &item.name, variants));
+            parsed.map_err(|error| {
+                AppError::from(ItemFailure {
+                    index,
+                    external_id: item.external_id.clone(),
+                    error,
+                })
+            })
+        })
+        .collect()
+}
+
+impl<S: Store> Roastery<S> {
+    /// Upserts a batch of products by external id; returns them in request order.
+    pub fn sync_products(&self, batch: Vec<SyncProduct>) -> Result<Vec<Product>, AppError> {
+        let inputs = parse_products(&batch)?;
+        let now = self.clock.now();
+        let external_ids: Vec<String> = inputs.iter().map(|i| i.external_id().to_owned()).collect();
+        let mut skus: Vec<Sku> = inputs
+            .iter()
+            .flat_map(|i| i.variants().iter().map(|v| v.sku.clone()))
+            .collect();
+        skus.sort();
+        skus.dedup();
+        self.store.write(|tx| {
+            let stored = tx.products_by_external_ids(&external_ids)?;
+            let stored: HashMap<&str, &Product> =
+                stored.iter().map(|p| (p.external_id.as_str(), p)).collect();
+            let owners: HashMap<Sku, String> = tx.sku_owners(&skus)?.into_iter().collect();
+            let planned = plan_products(
+                &inputs,
+                |ext| stored.get(ext).copied(),
+                |sku| owners.get(sku).cloned(),
+                now,
+                || self.ids.new_id(),
+            )
+            .map_err(AppError::bulk)?;
+            let mut created = Vec::new();
+            let mut updated = Vec::new();
+            for p in &planned {
+                match p.change {
+                    Change::Created => created.push(p.record.clone()),
+                    Change::Updated => {
+                        let known = stored
+                            .get(p.record.external_id.as_str())
+                            .map_or(0, |s| s.variants.len());
+                        updated.push(ProductUpdate {
+                            product: p.record.clone(),
+                            added: p.record.variants[known..].to_vec(),
+                        });
+                    }
+                    Change::Unchanged => {}
+                }
+            }
+            if !created.is_empty() {
+                tx.insert_products(&created)?;
+            }
+            if !updated.is_empty() {
+                tx.update_products(&updated)?;
+            }
+            Ok(planned.into_iter().map(|p| p.record).collect())
+        })
+    }
+
+    pub fn list_products(&self, page: PageRequest) -> Result<Page<Product>, AppError> {
+        page.keyset()?;
+        self.store.read(|tx| Ok(tx.list_products(&page)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::memory_roastery;
+    use chrono::TimeDelta;
+    use roastery_domain::Violation;
+    use roastery_domain::page::Limit;
+
+    fn product(ext: &str, name: &str, variants: &[(&str, &str)]) -> SyncProduct {
+        SyncProduct {
+            external_id: ext.into(),
+            name: name.into(),
+            variants: variants
+                .iter()
+                .map(|(sku, size)| SyncVariant {
+                    sku: (*sku).into(),
+                    package_size: (*size).into(),
+                })
+                .collect(),
+        }
+    }
+
+    fn all(app: &Roastery<crate::testing::InMemoryStore>) -> Vec<Product> {
+        app.list_products(PageRequest {
+            limit: Limit::parse(Some(100)).unwrap(),
+            after: None,
+        })
+        .unwrap()
+        .items
+    }
+
+    fn skus(p: &Product) -> Vec<(String, String)> {
+        p.variants
+            .iter()
+            .map(|v| (v.sku.to_string(), v.package_size.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn sync_creates_then_adds_variants_and_renames_keeping_ids() {
+        let (app, clock) = memory_roastery();
+        let first = app
+            .sync_products(vec![
+                product("p-1", "Guji", &[("GUJI-250", "PACKAGE250G")]),
+                product("p-2", "Huila", &[]),
+            ])
+            .unwrap();
+        assert_eq!(first[0].external_id, "p-1");
+        assert_eq!(first[1].external_id, "p-2");
+        clock.advance(TimeDelta::seconds(1));
+        let second = app
+            .sync_products(vec![product(
+                "p-1",
+                "Guji Natural",
+                &[("GUJI-1000", "PACKAGE1000G")],
+            )])
+            .unwrap();
+        assert_eq!(second[0].id, first[0].id);
+        let stored = all(&app);
+        let p1 = stored.iter().find(|p| p.external_id == "p-1").unwrap();
+        assert_eq!(p1.name, "Guji Natural");
+        assert_eq!(
+            skus(p1),
+            vec![
+                ("GUJI-250".into(), "PACKAGE250G".into()),
+                ("GUJI-1000".into(), "PACKAGE1000G".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn repeating_a_sync_changes_nothing() {
+        let (app, clock) = memory_roastery();
+        let batch = vec![product("p-1", "Guji", &[("GUJI-250", "PACKAGE250G")])];
+        app.sync_products(batch.clone()).unwrap();
+        let before = all(&app);
+        clock.advance(TimeDelta::seconds(5));
+        let again = app.sync_products(batch).unwrap();
+        assert_eq!(again, before);
+        assert_eq!(all(&app), before);
+    }
+
+    #[test]
+    fn a_batch_with_a_bad_item_stores_nothing_and_names_every_failure() {
+        let (app, _) = memory_roastery();
+        app.sync_products(vec![
+            product("p-1", "Guji", &[("GUJI-250", "PACKAGE250G")]),
+            product("p-2", "Huila", &[("HUILA-250", "PACKAGE250G")]),
+        ])
+        .unwrap();
+        let before = all(&app);
+        let err = app
+            .sync_products(vec![
+                product("p-3", "New", &[("NEW-250", "PACKAGE250G")]),
+                product("p-1", "Guji", &[("GUJI-250", "PACKAGE500G")]),
+                product("p-4", "Thief", &[("HUILA-250", "PACKAGE250G")]),
+                product("p-2", "Huila renamed", &[]),
+            ])
+            .unwrap_err();
+        let AppError::Bulk(items) = err else {
+            panic!("expected a bulk failure, got {err:?}")
+        };
+        let summary: Vec<_> = items
+            .iter()
+            .map(|i| (i.index, i.external_id.as_deref(), i.violation))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (1, Some("p-1"), Violation::Conflict),
+                (2, Some("p-4"), Violation::Conflict)
+            ]
+        );
+        assert_eq!(all(&app), before);
+    }
+
+    #[test]
+    fn shape_errors_and_sizes_refuse_the_whole_request() {
+        let (app, _) = memory_roastery();
+        let bad_size = app
+            .sync_products(vec![product("p-1", "Guji", &[("G", "250G")])])
+            .unwrap_err();
+        assert_eq!(bad_size.violation(), Some(Violation::InvalidParameter));
+        assert!(bad_size.to_string().contains("item 0"), "{bad_size}");
+        let too_many: Vec<_> = (0..51)
+            .map(|i| product(&format!("p-{i}"), "P", &[]))
+            .collect();
+        assert_eq!(
+            app.sync_products(too_many).unwrap_err().violation(),
+            Some(Violation::InvalidParameter)
+        );
+        assert_eq!(
+            app.sync_products(vec![]).unwrap_err().violation(),
+            Some(Violation::InvalidParameter)
+        );
+        let fifty: Vec<_> = (0..50)
+            .map(|i| product(&format!("p-{i}"), "P", &[]))
+            .collect();
+        assert_eq!(app.sync_products(fifty).unwrap().len(), 50);
+    }
+
+    #[test]
+    fn products_list_newest_first() {
+        let (app, clock) = memory_roastery();
+        for i in 0..3 {
+            app.sync_products(vec![product(&format!("p-{i}"), "P", &[])])
+                .unwrap();
+            clock.advance(TimeDelta::seconds(1));
+        }
+        let ext: Vec<_> = all(&app).into_iter().map(|p| p.external_id).collect();
+        assert_eq!(ext, ["p-2", "p-1", "p-0"]);
+    }
+}
