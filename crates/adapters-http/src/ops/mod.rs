@@ -2,6 +2,7 @@
 //! encodes the answer; rules live in the domain.
 
 mod core;
+mod green;
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ pub struct Operation {
 fn operations(scope: Scope) -> &'static [&'static str] {
     match scope {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
+        Scope::InventoryGreen => green::OPERATIONS,
         _ => &[],
     }
 }
@@ -50,6 +52,7 @@ pub fn all() -> impl Iterator<Item = &'static str> {
 pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
+        Scope::InventoryGreen => green::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name
