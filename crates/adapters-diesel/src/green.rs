@@ -47,6 +47,9 @@ pub(crate) mod schema {
 
 use schema::green_lots;
 
+/// The unique index that keeps one active lot per origin and location.
+const ONE_ACTIVE_PER_LOCATION: &str = "green_lots_one_active_per_location";
+
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lots)]
 struct GreenLotRow {
@@ -223,11 +226,18 @@ fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
 
 impl GreenLotRepo for DieselTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
-        diesel::insert_into(green_lots::table)
+        match diesel::insert_into(green_lots::table)
             .values(GreenLotRow::from_domain(lot)?)
             .execute(self.conn())
             .store()
-            .map(drop)
+        {
+            // A concurrent transaction created the active lot of this origin at this location
+            // after this one looked for it: run the unit of work again, it will merge.
+            Err(StoreError::Duplicate(message)) if message.contains(ONE_ACTIVE_PER_LOCATION) => {
+                Err(StoreError::Contention)
+            }
+            other => other.map(drop),
+        }
     }
 
     fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {

@@ -211,9 +211,9 @@ impl<S: Store> Roastery<S> {
                     )?
                 }
             };
-            tx.update_green_lot(&source)?;
             let destination_lot = match transfer.destination {
                 TransferredTo::Created(lot) => {
+                    tx.update_green_lot(&source)?;
                     tx.insert_green_lot(&lot)?;
                     *lot
                 }
@@ -221,7 +221,15 @@ impl<S: Store> Roastery<S> {
                     let target = target.ok_or_else(|| {
                         StoreError::Internal("merged into a lot that was not loaded".into())
                     })?;
-                    tx.update_green_lot(&target)?;
+                    // Rows are written in id order, so that two opposite transfers between the
+                    // same lots do not wait on each other's locks.
+                    let (first, second) = if source.id < target.id {
+                        (&source, &target)
+                    } else {
+                        (&target, &source)
+                    };
+                    tx.update_green_lot(first)?;
+                    tx.update_green_lot(second)?;
                     target
                 }
             };
