@@ -412,8 +412,8 @@ both_databases! {
             "weight": {"amount": 100.000001, "unit": "KG"}, "locationId": places[0]})).await;
         let origin = body["result"]["greenLot"]["id"].as_str().unwrap().to_owned();
 
-        let clients = 12;
-        let rounds = 6;
+        let clients = 16;
+        let rounds = 8;
         let app = std::sync::Arc::new(app);
         let mut tasks = Vec::new();
         for c in 0..clients {
@@ -432,7 +432,15 @@ both_databases! {
                     } else {
                         json!({"amount": 1.234567, "unit": "KG"})
                     };
-                    let (status, body) = transfer(&app, &token, &lot, weight, &places[to]).await;
+                    // A busy database answers 503 with Retry-After; a client tries again.
+                    let (mut status, mut body) = transfer(&app, &token, &lot, weight.clone(), &places[to]).await;
+                    for _ in 0..5 {
+                        if status != 503 {
+                            break;
+                        }
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        (status, body) = transfer(&app, &token, &lot, weight.clone(), &places[to]).await;
+                    }
                     match status.as_u16() {
                         200 => {
                             done += 1;
