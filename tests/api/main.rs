@@ -7,5 +7,6 @@
 mod helpers;
 
 mod core;
+mod green;
 mod limits;
 mod mrp;

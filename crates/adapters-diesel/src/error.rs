@@ -9,6 +9,10 @@ pub(crate) fn store_error(err: Error) -> StoreError {
         Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             StoreError::Duplicate(info.message().to_owned())
         }
+        // PostgreSQL breaks a lock cycle by failing one transaction (40P01); a rerun succeeds.
+        Error::DatabaseError(_, info) if info.message().contains("deadlock detected") => {
+            StoreError::Contention
+        }
         // SQLite reports a writer that waited past busy_timeout this way.
         Error::DatabaseError(_, info) if info.message().contains("database is locked") => {
             StoreError::Contention

@@ -13,7 +13,7 @@ use crate::error::store_error;
 type Tm = <AnyConnection as Connection>::TransactionManager;
 
 /// How often a write unit of work is retried when a concurrent transaction won.
-const RETRIES: u32 = 8;
+const RETRIES: u32 = 16;
 
 #[derive(Clone)]
 pub struct DieselStore {
@@ -112,13 +112,21 @@ impl Store for DieselStore {
             match self.run(true, &mut work) {
                 Err(AppError::Store(StoreError::Contention)) if attempt < RETRIES => {
                     attempt += 1;
-                    // Back off a little, more each time, so the winners can finish.
-                    std::thread::sleep(Duration::from_millis(2 << attempt.min(6)));
+                    // Back off a little, more each time, so the winners can finish; the jitter
+                    // keeps transactions that collided from colliding again in lockstep.
+                    let ceiling = 2u64 << attempt.min(6);
+                    std::thread::sleep(Duration::from_millis(1 + jitter() % ceiling));
                 }
                 other => return other,
             }
         }
     }
+}
+
+/// A cheap pseudo-random number for retry jitter (no need for a cryptographic source).
+fn jitter() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
 /// One transaction's access to the database.

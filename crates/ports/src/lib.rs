@@ -10,6 +10,7 @@
 
 pub mod account;
 pub mod error;
+pub mod green_lot;
 pub mod location;
 pub mod order;
 pub mod product;

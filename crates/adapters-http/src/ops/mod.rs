@@ -2,6 +2,7 @@
 //! encodes the answer; rules live in the domain.
 
 mod core;
+mod green;
 mod mrp;
 
 use std::sync::Arc;
@@ -30,6 +31,7 @@ fn operations(scope: Scope) -> &'static [&'static str] {
     match scope {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
         Scope::MrpProduct | Scope::MrpOrder => mrp::OPERATIONS,
+        Scope::InventoryGreen => green::OPERATIONS,
         _ => &[],
     }
 }
@@ -57,6 +59,7 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
         Scope::MrpProduct | Scope::MrpOrder => mrp::call(ctx, body).await,
+        Scope::InventoryGreen => green::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name
