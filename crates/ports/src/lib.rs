@@ -9,8 +9,10 @@
 //! command line). Nothing here knows about SQL, HTTP or JSON.
 
 pub mod account;
+pub mod cupping;
 pub mod error;
 pub mod location;
+pub mod physical;
 pub mod project;
 pub mod repo;
 pub mod secret;

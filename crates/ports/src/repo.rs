@@ -6,9 +6,13 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
+use roastery_domain::cupping::{Cupping, CuppingState};
+use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::physical_analysis::PhysicalAnalysis;
 use roastery_domain::project::Project;
+use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -72,11 +76,76 @@ pub trait RoastRepo {}
 /// Blended lots (inventory.blend).
 pub trait BlendRepo {}
 
+/// Which cuppings a listing returns: `startDate` from (inclusive) / to (exclusive), and a state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CuppingFilter {
+    pub start_from: Option<DateTime<Utc>>,
+    pub start_to: Option<DateTime<Utc>>,
+    pub state: Option<CuppingState>,
+}
+
+impl CuppingFilter {
+    pub fn matches(&self, c: &Cupping) -> bool {
+        self.start_from.is_none_or(|from| c.start_date() >= from)
+            && self.start_to.is_none_or(|to| c.start_date() < to)
+            && self.state.is_none_or(|s| c.state() == s)
+    }
+}
+
 /// Cuppings, cupped coffees and results (quality.cupping).
-pub trait CuppingRepo {}
+pub trait CuppingRepo {
+    /// Whether a green, roasted or blended lot with this id exists (consumed lots exist too).
+    /// Physical analyses use it as well.
+    fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool>;
+    fn insert_cupping(&mut self, cupping: &Cupping) -> StoreResult<()>;
+    fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>>;
+    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()>;
+    /// Newest `startDate` first.
+    fn list_cuppings(
+        &mut self,
+        filter: &CuppingFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Cupping>>;
+    /// The cuppings found among `ids`, in the order of `ids`.
+    fn cuppings_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Cupping>>;
+    fn insert_cupping_results(&mut self, results: &[CuppingResult]) -> StoreResult<()>;
+    /// The results of these cupped coffees: in the order of `cupped_coffee_ids`, then oldest
+    /// recorded first (id as tie-breaker).
+    fn cupping_results(&mut self, cupped_coffee_ids: &[Uuid]) -> StoreResult<Vec<CuppingResult>>;
+    /// Final score and scoring state of every result of these cupped coffees, by cupped coffee id.
+    fn result_scores(
+        &mut self,
+        cupped_coffee_ids: &[Uuid],
+    ) -> StoreResult<Vec<(Uuid, Score, ScoringState)>>;
+}
+
+/// Which physical analyses a listing returns: `analysisDate` from (inclusive) / to (exclusive),
+/// and the analysed lots (any when empty).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysicalFilter {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    pub lot_ids: Vec<Uuid>,
+}
+
+impl PhysicalFilter {
+    pub fn matches(&self, a: &PhysicalAnalysis) -> bool {
+        self.from.is_none_or(|from| a.analysis_date >= from)
+            && self.to.is_none_or(|to| a.analysis_date < to)
+            && (self.lot_ids.is_empty() || self.lot_ids.contains(&a.analysed_lot.id))
+    }
+}
 
 /// Physical analyses (quality.physical).
-pub trait PhysicalRepo {}
+pub trait PhysicalRepo {
+    fn insert_physical_analysis(&mut self, analysis: &PhysicalAnalysis) -> StoreResult<()>;
+    /// Newest `analysisDate` first.
+    fn list_physical_analyses(
+        &mut self,
+        filter: &PhysicalFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<PhysicalAnalysis>>;
+}
 
 /// Products and variants (mrp.product).
 pub trait ProductRepo {}
