@@ -11,6 +11,7 @@
 pub mod account;
 pub mod cupping;
 pub mod error;
+pub mod green_lot;
 pub mod location;
 pub mod physical;
 pub mod project;

@@ -1,7 +1,8 @@
 //! In-memory cuppings.
 //!
-//! The in-memory store holds no lots of its own yet, so tests register the lot ids that
-//! [`CuppingRepo::lot_exists`] should find with [`register_lot`].
+//! [`CuppingRepo::lot_exists`] finds the green lots of the in-memory store; tests may also
+//! register lot ids of any kind with [`register_lot`] (roasted and blended lots have no in-memory
+//! store yet).
 
 use std::collections::HashSet;
 
@@ -35,7 +36,11 @@ pub fn register_lot(store: &InMemoryStore, kind: LotKind, id: Uuid) {
 
 impl CuppingRepo for MemTx {
     fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool> {
-        Ok(self.data.cupping.lots.contains(&(kind, id)))
+        let stored = match kind {
+            LotKind::Green => self.green_lot(id)?.is_some(),
+            LotKind::Roasted | LotKind::Blended => false,
+        };
+        Ok(stored || self.data.cupping.lots.contains(&(kind, id)))
     }
 
     fn insert_cupping(&mut self, cupping: &Cupping) -> StoreResult<()> {
