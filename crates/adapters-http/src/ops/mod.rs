@@ -2,6 +2,8 @@
 //! encodes the answer; rules live in the domain.
 
 mod core;
+mod cupping;
+mod physical;
 
 use std::sync::Arc;
 
@@ -28,6 +30,8 @@ pub struct Operation {
 fn operations(scope: Scope) -> &'static [&'static str] {
     match scope {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
+        Scope::QualityCupping => cupping::OPERATIONS,
+        Scope::QualityPhysical => physical::OPERATIONS,
         _ => &[],
     }
 }
@@ -50,6 +54,8 @@ pub fn all() -> impl Iterator<Item = &'static str> {
 pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
+        Scope::QualityCupping => cupping::call(ctx, body).await,
+        Scope::QualityPhysical => physical::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name
