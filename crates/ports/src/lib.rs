@@ -9,10 +9,12 @@
 //! command line). Nothing here knows about SQL, HTTP or JSON.
 
 pub mod account;
+pub mod blend;
 pub mod error;
 pub mod location;
 pub mod project;
 pub mod repo;
+pub mod roast;
 pub mod secret;
 pub mod store;
 pub mod system;
