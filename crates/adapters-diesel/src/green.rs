@@ -1,7 +1,329 @@
 //! Stored green lots.
+//!
+//! Weights and prices are integer micro-units with their unit or currency code beside them;
+//! projects and details are small JSON documents in text columns.
 
-use roastery_ports::repo::GreenLotRepo;
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use roastery_domain::green_lot::GreenLot;
+use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::price::{Currency, Price};
+use roastery_domain::project::ProjectRef;
+use roastery_domain::stock::Stock;
+use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::StoreError;
+use roastery_ports::repo::{GreenLotRepo, StoreResult};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
+use crate::core::{keyset, overfetch, uuid};
+use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
 
-impl GreenLotRepo for DieselTx {}
+pub(crate) mod schema {
+    diesel::table! {
+        green_lots (id) {
+            id -> Text,
+            origin_id -> Text,
+            lot_number -> BigInt,
+            name -> Text,
+            ico_number -> Nullable<Text>,
+            external_id -> Nullable<Text>,
+            weight_micros -> BigInt,
+            weight_unit -> Text,
+            consumed_at -> Nullable<Timestamp>,
+            price_micros -> Nullable<BigInt>,
+            price_currency -> Nullable<Text>,
+            location_id -> Nullable<Text>,
+            projects -> Text,
+            details -> Text,
+            registration_date -> Timestamp,
+            last_modified_date -> Timestamp,
+        }
+    }
+}
+
+use schema::green_lots;
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = green_lots)]
+struct GreenLotRow {
+    id: String,
+    origin_id: String,
+    lot_number: i64,
+    name: String,
+    ico_number: Option<String>,
+    external_id: Option<String>,
+    weight_micros: i64,
+    weight_unit: String,
+    consumed_at: Option<NaiveDateTime>,
+    price_micros: Option<i64>,
+    price_currency: Option<String>,
+    location_id: Option<String>,
+    projects: String,
+    details: String,
+    registration_date: NaiveDateTime,
+    last_modified_date: NaiveDateTime,
+}
+
+/// The columns an update writes: everything but the id, origin, number and registration date.
+#[derive(AsChangeset)]
+#[diesel(table_name = green_lots, treat_none_as_null = true)]
+struct GreenLotChange {
+    name: String,
+    ico_number: Option<String>,
+    external_id: Option<String>,
+    weight_micros: i64,
+    weight_unit: String,
+    consumed_at: Option<NaiveDateTime>,
+    price_micros: Option<i64>,
+    price_currency: Option<String>,
+    location_id: Option<String>,
+    projects: String,
+    details: String,
+    last_modified_date: NaiveDateTime,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ProjectJson {
+    id: Uuid,
+    name: String,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
+struct DetailsJson {
+    note: Option<String>,
+    grade: Option<String>,
+    crop_year: Option<String>,
+    processing_methods: Vec<String>,
+    countries_of_origin: Vec<String>,
+    varieties: Vec<String>,
+    certifications: Vec<String>,
+}
+
+fn projects_json(projects: &[ProjectRef]) -> StoreResult<String> {
+    let rows: Vec<ProjectJson> = projects
+        .iter()
+        .map(|p| ProjectJson {
+            id: p.id,
+            name: p.name.clone(),
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(|e| StoreError::Internal(e.to_string()))
+}
+
+fn details_json(d: &GreenLotDetails) -> StoreResult<String> {
+    serde_json::to_string(&DetailsJson {
+        note: d.note.clone(),
+        grade: d.grade.clone(),
+        crop_year: d.crop_year.clone(),
+        processing_methods: d.processing_methods.clone(),
+        countries_of_origin: d.countries_of_origin.clone(),
+        varieties: d.varieties.clone(),
+        certifications: d.certifications.clone(),
+    })
+    .map_err(|e| StoreError::Internal(e.to_string()))
+}
+
+impl GreenLotRow {
+    fn from_domain(l: &GreenLot) -> StoreResult<Self> {
+        let weight = l.weight();
+        Ok(Self {
+            id: l.id.to_string(),
+            origin_id: l.origin_id.to_string(),
+            lot_number: l.lot_number,
+            name: l.name.clone(),
+            ico_number: l.ico_number.clone(),
+            external_id: l.external_id.clone(),
+            weight_micros: weight.micros(),
+            weight_unit: weight.unit().as_str().to_owned(),
+            consumed_at: l.consumed_date().map(to_db),
+            price_micros: l.price.map(Price::micros),
+            price_currency: l.price.map(|p| p.currency().code().to_owned()),
+            location_id: l.location_id.map(|id| id.to_string()),
+            projects: projects_json(&l.projects)?,
+            details: details_json(&l.details)?,
+            registration_date: to_db(l.registration_date),
+            last_modified_date: to_db(l.last_modified_date),
+        })
+    }
+
+    fn change(self) -> GreenLotChange {
+        GreenLotChange {
+            name: self.name,
+            ico_number: self.ico_number,
+            external_id: self.external_id,
+            weight_micros: self.weight_micros,
+            weight_unit: self.weight_unit,
+            consumed_at: self.consumed_at,
+            price_micros: self.price_micros,
+            price_currency: self.price_currency,
+            location_id: self.location_id,
+            projects: self.projects,
+            details: self.details,
+            last_modified_date: self.last_modified_date,
+        }
+    }
+
+    fn into_domain(self) -> StoreResult<GreenLot> {
+        let bad = |e: &dyn std::fmt::Display| corrupt("green lot", e);
+        let unit = WeightUnit::parse(&self.weight_unit).map_err(|e| bad(&e))?;
+        let weight = Weight::from_micros(self.weight_micros, unit).map_err(|e| bad(&e))?;
+        let price = match (self.price_micros, self.price_currency) {
+            (Some(micros), Some(code)) => {
+                let currency = Currency::parse(&code).map_err(|e| bad(&e))?;
+                Some(Price::from_micros(micros, currency).map_err(|e| bad(&e))?)
+            }
+            _ => None,
+        };
+        let projects: Vec<ProjectJson> =
+            serde_json::from_str(&self.projects).map_err(|e| bad(&e))?;
+        let d: DetailsJson = serde_json::from_str(&self.details).map_err(|e| bad(&e))?;
+        Ok(GreenLot {
+            id: uuid("green lot", &self.id)?,
+            origin_id: uuid("green lot", &self.origin_id)?,
+            lot_number: self.lot_number,
+            name: self.name,
+            ico_number: self.ico_number,
+            external_id: self.external_id,
+            stock: Stock::restore(weight, self.consumed_at.map(from_db)),
+            price,
+            location_id: self
+                .location_id
+                .map(|id| uuid("green lot", &id))
+                .transpose()?,
+            projects: projects
+                .into_iter()
+                .map(|p| ProjectRef {
+                    id: p.id,
+                    name: p.name,
+                })
+                .collect(),
+            details: GreenLotDetails {
+                note: d.note,
+                grade: d.grade,
+                crop_year: d.crop_year,
+                processing_methods: d.processing_methods,
+                countries_of_origin: d.countries_of_origin,
+                varieties: d.varieties,
+                certifications: d.certifications,
+            },
+            registration_date: from_db(self.registration_date),
+            last_modified_date: from_db(self.last_modified_date),
+        })
+    }
+}
+
+fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
+    rows.into_iter().map(GreenLotRow::into_domain).collect()
+}
+
+impl GreenLotRepo for DieselTx {
+    fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        diesel::insert_into(green_lots::table)
+            .values(GreenLotRow::from_domain(lot)?)
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        let change = GreenLotRow::from_domain(lot)?.change();
+        let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
+            .set(change)
+            .execute(self.conn())
+            .store()?;
+        if updated == 0 {
+            return Err(StoreError::Internal(format!(
+                "green lot {} is not stored",
+                lot.id
+            )));
+        }
+        Ok(())
+    }
+
+    fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
+        green_lots::table
+            .find(id.to_string())
+            .first::<GreenLotRow>(self.conn())
+            .optional()
+            .store()?
+            .map(GreenLotRow::into_domain)
+            .transpose()
+    }
+
+    fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {
+        let mut found = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let keys: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
+            let rows: Vec<GreenLotRow> = green_lots::table
+                .filter(green_lots::id.eq_any(keys))
+                .load(self.conn())
+                .store()?;
+            found.extend(into_lots(rows)?);
+        }
+        Ok(ids
+            .iter()
+            .filter_map(|id| found.iter().position(|l| l.id == *id))
+            .map(|i| found[i].clone())
+            .collect())
+    }
+
+    fn green_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<GreenLot>> {
+        green_lots::table
+            .filter(green_lots::external_id.eq(external_id))
+            .first::<GreenLotRow>(self.conn())
+            .optional()
+            .store()?
+            .map(GreenLotRow::into_domain)
+            .transpose()
+    }
+
+    fn active_green_lot_at(
+        &mut self,
+        origin_id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<GreenLot>> {
+        green_lots::table
+            .filter(green_lots::origin_id.eq(origin_id.to_string()))
+            .filter(green_lots::location_id.eq(location_id.to_string()))
+            .filter(green_lots::consumed_at.is_null())
+            .first::<GreenLotRow>(self.conn())
+            .optional()
+            .store()?
+            .map(GreenLotRow::into_domain)
+            .transpose()
+    }
+
+    fn list_green_lots(
+        &mut self,
+        modified_from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<GreenLot>> {
+        let mut query = green_lots::table.into_boxed();
+        if let Some(from) = modified_from {
+            query = query.filter(green_lots::last_modified_date.ge(to_db(from)));
+        }
+        if let Some((at, id)) = keyset(page)? {
+            let at = to_db(at);
+            query = query.filter(
+                green_lots::registration_date.le(at).and(
+                    green_lots::registration_date
+                        .lt(at)
+                        .or(green_lots::id.lt(id.to_string())),
+                ),
+            );
+        }
+        let rows: Vec<GreenLotRow> = query
+            .order((green_lots::registration_date.desc(), green_lots::id.desc()))
+            .limit(overfetch(page))
+            .load(self.conn())
+            .store()?;
+        Ok(Page::from_overfetch(into_lots(rows)?, page.limit, |l| {
+            (l.registration_date, l.id)
+        }))
+    }
+}

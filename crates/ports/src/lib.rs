@@ -11,6 +11,7 @@
 pub mod account;
 pub mod blend;
 pub mod error;
+pub mod green_lot;
 pub mod location;
 pub mod project;
 pub mod repo;

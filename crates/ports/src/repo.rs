@@ -7,6 +7,7 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::green_lot::GreenLot;
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::profile::Profile;
@@ -68,8 +69,30 @@ pub trait ProjectRepo {
     fn list_projects(&mut self, page: &PageRequest) -> StoreResult<Page<Project>>;
 }
 
-/// Green lots (inventory.green).
-pub trait GreenLotRepo {}
+/// Green lots (inventory.green). Roasting loads and writes back green lots through this trait too.
+pub trait GreenLotRepo {
+    fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()>;
+    /// Writes back every field of a stored lot but its id, origin, lot number and registration
+    /// date (those never change).
+    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()>;
+    fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>>;
+    /// The stored lots among `ids`, in the order of `ids`; unknown ids are skipped.
+    fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>>;
+    fn green_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<GreenLot>>;
+    /// The active (not consumed) lot of origin `origin_id` at `location_id`, if any (at most one).
+    fn active_green_lot_at(
+        &mut self,
+        origin_id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<GreenLot>>;
+    /// Lots modified at or after `modified_from` (all when `None`), newest registration first
+    /// (keyset on registration date, id).
+    fn list_green_lots(
+        &mut self,
+        modified_from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<GreenLot>>;
+}
 
 /// Roasted lots, roasts, profiles and curves (inventory.roast).
 ///

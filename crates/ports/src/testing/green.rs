@@ -1,9 +1,100 @@
 //! In-memory green lots.
 
-use super::MemTx;
-use crate::repo::GreenLotRepo;
+use chrono::{DateTime, Utc};
+use roastery_domain::green_lot::GreenLot;
+use roastery_domain::page::{Page, PageRequest};
+use uuid::Uuid;
+
+use super::{MemTx, page_newest_first};
+use crate::error::StoreError;
+use crate::repo::{GreenLotRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
-pub struct GreenData {}
+pub struct GreenData {
+    lots: Vec<GreenLot>,
+}
 
-impl GreenLotRepo for MemTx {}
+impl GreenLotRepo for MemTx {
+    fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        let lots = &self.data.green.lots;
+        if lots.iter().any(|l| {
+            l.id == lot.id
+                || l.lot_number == lot.lot_number
+                || (lot.external_id.is_some() && l.external_id == lot.external_id)
+        }) {
+            return Err(StoreError::Duplicate(format!("green lot {}", lot.id)));
+        }
+        self.data.green.lots.push(lot.clone());
+        Ok(())
+    }
+
+    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        let stored = self
+            .data
+            .green
+            .lots
+            .iter_mut()
+            .find(|l| l.id == lot.id)
+            .ok_or_else(|| StoreError::Internal(format!("green lot {} is not stored", lot.id)))?;
+        *stored = GreenLot {
+            id: stored.id,
+            origin_id: stored.origin_id,
+            lot_number: stored.lot_number,
+            registration_date: stored.registration_date,
+            ..lot.clone()
+        };
+        Ok(())
+    }
+
+    fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
+        Ok(self.data.green.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {
+        Ok(ids
+            .iter()
+            .filter_map(|id| self.data.green.lots.iter().find(|l| l.id == *id).cloned())
+            .collect())
+    }
+
+    fn green_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<GreenLot>> {
+        Ok(self
+            .data
+            .green
+            .lots
+            .iter()
+            .find(|l| l.external_id.as_deref() == Some(external_id))
+            .cloned())
+    }
+
+    fn active_green_lot_at(
+        &mut self,
+        origin_id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<GreenLot>> {
+        Ok(self
+            .data
+            .green
+            .lots
+            .iter()
+            .find(|l| l.is_merge_target_for(origin_id, location_id))
+            .cloned())
+    }
+
+    fn list_green_lots(
+        &mut self,
+        modified_from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<GreenLot>> {
+        page_newest_first(
+            self.data
+                .green
+                .lots
+                .iter()
+                .filter(|l| modified_from.is_none_or(|from| l.last_modified_date >= from))
+                .cloned(),
+            |l| (l.registration_date, l.id),
+            page,
+        )
+    }
+}

@@ -1,0 +1,801 @@
+//! inventory.green: importing green lots, moving and setting their weight, listing them and reading
+//! their details.
+//!
+//! Every use case is one unit of work: the lots are loaded, changed by the domain and written back
+//! inside one `store.write`, so concurrent transfers and weight changes never lose or create weight.
+//!
+//! Amounts arrive as given ([`WeightInput`], [`PriceInput`]) and become domain values only after
+//! the lookups, so that errors rank as api-decisions §2 says: `resource_not_found`, then state
+//! rules, then `resource_conflict`, then `invalid_weight` / `invalid_price`.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use roastery_domain::green_lot::{
+    Destination, GreenLot, GreenLotError, GreenLotImport, LocationChoice, TransferredTo,
+};
+use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::location::{Location, LocationError};
+use roastery_domain::page::{self, Page, PageRequest};
+use roastery_domain::price::{Currency, Price};
+use roastery_domain::weight::{Weight, WeightUnit};
+use rust_decimal::Decimal;
+use uuid::Uuid;
+
+use crate::error::{AppError, StoreError};
+use crate::project::resolve_projects;
+use crate::repo::*;
+use crate::{Repos, Roastery, Store};
+
+/// A weight as the request gave it (the unit already known to be `KG` or `LBS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WeightInput {
+    pub amount: Decimal,
+    pub unit: WeightUnit,
+}
+
+impl WeightInput {
+    pub fn weight(self) -> Result<Weight, AppError> {
+        Ok(Weight::new(self.amount, self.unit)?)
+    }
+}
+
+/// A price as the request gave it (the currency already known to be ISO 4217).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PriceInput {
+    pub amount: Decimal,
+    pub currency: Currency,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportGreenLot {
+    pub name: Option<String>,
+    pub external_id: Option<String>,
+    pub weight: WeightInput,
+    pub ico_number: Option<String>,
+    pub price: Option<PriceInput>,
+    pub location_id: Option<Uuid>,
+    /// `location.externalId`.
+    pub location_external_id: Option<String>,
+    /// Names of existing projects.
+    pub projects: Vec<String>,
+    pub details: GreenLotDetails,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferGreenLot {
+    pub green_lot_id: Uuid,
+    pub weight: WeightInput,
+    pub destination_location_id: Uuid,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetGreenLotWeight {
+    pub green_lot_id: Uuid,
+    pub weight: WeightInput,
+}
+
+/// A lot with the location it is at, as clients see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GreenLotView {
+    pub lot: GreenLot,
+    pub location: Option<Location>,
+}
+
+/// What a transfer left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GreenLotTransfer {
+    pub source: GreenLotView,
+    pub destination: GreenLotView,
+}
+
+impl<S: Store> Roastery<S> {
+    pub fn import_green_lot(&self, cmd: ImportGreenLot) -> Result<GreenLotView, AppError> {
+        let id = self.ids.new_id();
+        let now = self.clock.now();
+        let input = GreenLotImport {
+            name: cmd.name.clone(),
+            external_id: cmd.external_id.clone(),
+            // Placeholder: the given weight is judged after the lookups below.
+            weight: Weight::from_micros(1, cmd.weight.unit)?,
+            ico_number: cmd.ico_number.clone(),
+            price: None,
+            location_id: None,
+            projects: Vec::new(),
+            details: cmd.details.clone(),
+        };
+        // Shape first (400): missing, blank or too long texts, malformed details.
+        let shaped = GreenLot::import(input.clone(), id, 0, now)?;
+        let external_id = shaped.external_id.clone().unwrap_or_default();
+        let choice =
+            LocationChoice::from_request(cmd.location_id, cmd.location_external_id.as_deref());
+        if let Err(e) = &choice
+            && *e != GreenLotError::LocationGivenTwice
+        {
+            return Err(e.clone().into());
+        }
+        let result = self.store.write(|tx| {
+            // resource_not_found
+            let by_id = cmd
+                .location_id
+                .map(|location_id| {
+                    tx.location(location_id)?
+                        .ok_or_else(|| AppError::from(LocationError::NotFound(location_id)))
+                })
+                .transpose()?;
+            let by_external_id = match &choice {
+                Ok(LocationChoice::ExternalId(external)) => {
+                    Some(tx.location_by_external_id(external)?.ok_or_else(|| {
+                        AppError::from(LocationError::ExternalIdNotFound(external.clone()))
+                    })?)
+                }
+                _ => None,
+            };
+            let projects = resolve_projects(tx, &cmd.projects)?;
+            // resource_conflict
+            choice.clone()?;
+            if tx.green_lot_by_external_id(&external_id)?.is_some() {
+                return Err(GreenLotError::DuplicateExternalId(external_id.clone()).into());
+            }
+            // invalid_weight, invalid_price
+            let weight = cmd.weight.weight()?;
+            let price = cmd
+                .price
+                .map(|p| Price::new(p.amount, p.currency))
+                .transpose()?;
+            let location = by_id.or(by_external_id);
+            let lot = GreenLot::import(
+                GreenLotImport {
+                    weight,
+                    price,
+                    location_id: location.as_ref().map(|l| l.id),
+                    projects: projects.clone(),
+                    ..input.clone()
+                },
+                id,
+                tx.next_number("PG")?,
+                now,
+            )?;
+            tx.insert_green_lot(&lot)?;
+            Ok(GreenLotView { lot, location })
+        });
+        match result {
+            // A concurrent import of the same external id won the race.
+            Err(AppError::Store(StoreError::Duplicate(_))) => {
+                Err(GreenLotError::DuplicateExternalId(external_id).into())
+            }
+            other => other,
+        }
+    }
+
+    pub fn transfer_green_lot(&self, cmd: TransferGreenLot) -> Result<GreenLotTransfer, AppError> {
+        self.store.write(|tx| {
+            let now = self.clock.now();
+            let mut source = tx
+                .green_lot(cmd.green_lot_id)?
+                .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
+            let destination = tx
+                .location(cmd.destination_location_id)?
+                .ok_or(LocationError::NotFound(cmd.destination_location_id))?;
+            // A negative weight ranks after the state and conflict rules.
+            let weight = match cmd.weight.weight() {
+                Ok(weight) => weight,
+                Err(weight_error) => {
+                    if source.is_consumed() {
+                        return Err(GreenLotError::Consumed(source.id).into());
+                    }
+                    if source.location_id == Some(destination.id) {
+                        return Err(GreenLotError::SameLocation {
+                            id: source.id,
+                            location_id: destination.id,
+                        }
+                        .into());
+                    }
+                    return Err(weight_error);
+                }
+            };
+            let mut target = tx.active_green_lot_at(source.origin_id, destination.id)?;
+            let transfer = match target.as_mut().filter(|t| t.id != source.id) {
+                Some(target) => source.transfer(weight, Destination::Merge(target), now)?,
+                None => {
+                    // Drawn before the domain may refuse the transfer: the rollback returns it.
+                    let lot_number = tx.next_number("PG")?;
+                    source.transfer(
+                        weight,
+                        Destination::New {
+                            location_id: destination.id,
+                            id: self.ids.new_id(),
+                            lot_number,
+                        },
+                        now,
+                    )?
+                }
+            };
+            tx.update_green_lot(&source)?;
+            let destination_lot = match transfer.destination {
+                TransferredTo::Created(lot) => {
+                    tx.insert_green_lot(&lot)?;
+                    *lot
+                }
+                TransferredTo::Merged(_) => {
+                    let target = target.ok_or_else(|| {
+                        StoreError::Internal("merged into a lot that was not loaded".into())
+                    })?;
+                    tx.update_green_lot(&target)?;
+                    target
+                }
+            };
+            let source_location = match source.location_id {
+                Some(id) => tx.location(id)?,
+                None => None,
+            };
+            Ok(GreenLotTransfer {
+                source: GreenLotView {
+                    lot: source,
+                    location: source_location,
+                },
+                destination: GreenLotView {
+                    lot: destination_lot,
+                    location: Some(destination),
+                },
+            })
+        })
+    }
+
+    pub fn set_green_lot_weight(&self, cmd: SetGreenLotWeight) -> Result<GreenLotView, AppError> {
+        self.store.write(|tx| {
+            let now = self.clock.now();
+            let mut lot = tx
+                .green_lot(cmd.green_lot_id)?
+                .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
+            let weight = match cmd.weight.weight() {
+                Ok(weight) => weight,
+                // A consumed lot (a state rule) ranks before a negative weight.
+                Err(_) if lot.is_consumed() => {
+                    return Err(GreenLotError::Consumed(lot.id).into());
+                }
+                Err(e) => return Err(e),
+            };
+            lot.set_weight(weight, now)?;
+            tx.update_green_lot(&lot)?;
+            let location = match lot.location_id {
+                Some(id) => tx.location(id)?,
+                None => None,
+            };
+            Ok(GreenLotView { lot, location })
+        })
+    }
+
+    /// Lots modified at or after `modified_from`, newest registration first.
+    pub fn list_green_lots(
+        &self,
+        modified_from: Option<DateTime<Utc>>,
+        page: PageRequest,
+    ) -> Result<Page<GreenLotView>, AppError> {
+        page.keyset()?;
+        self.store.read(|tx| {
+            let lots = tx.list_green_lots(modified_from, &page)?;
+            with_locations(tx, lots)
+        })
+    }
+
+    /// The details of the lots asked for, in the asked order; unknown ids are left out.
+    pub fn green_lot_details_by_ids(
+        &self,
+        ids: Vec<Uuid>,
+        page: PageRequest,
+    ) -> Result<Page<(Uuid, GreenLotDetails)>, AppError> {
+        page::unique_ids("filter.greenLotIds", &ids, page::MAX_IDS)?;
+        page.index()?;
+        self.store.read(|tx| {
+            let found = tx
+                .green_lots_by_ids(&ids)?
+                .into_iter()
+                .map(|l| (l.id, l.details))
+                .collect();
+            Ok(Page::from_found(found, &page)?)
+        })
+    }
+}
+
+/// Attaches each lot's location, reading every location once.
+fn with_locations(
+    tx: &mut impl Repos,
+    lots: Page<GreenLot>,
+) -> Result<Page<GreenLotView>, AppError> {
+    let mut locations: HashMap<Uuid, Option<Location>> = HashMap::new();
+    for id in lots.items.iter().filter_map(|l| l.location_id) {
+        if let std::collections::hash_map::Entry::Vacant(e) = locations.entry(id) {
+            e.insert(tx.location(id)?);
+        }
+    }
+    Ok(lots.map(|lot| GreenLotView {
+        location: lot
+            .location_id
+            .and_then(|id| locations.get(&id).cloned().flatten()),
+        lot,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::location::ImportLocation;
+    use crate::project::ImportProject;
+    use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
+    use chrono::TimeDelta;
+    use roastery_domain::Violation;
+    use roastery_domain::page::{Limit, Position};
+    use std::str::FromStr;
+
+    fn dec(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    fn kg(s: &str) -> WeightInput {
+        WeightInput {
+            amount: dec(s),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    fn lbs(s: &str) -> WeightInput {
+        WeightInput {
+            amount: dec(s),
+            unit: WeightUnit::Lbs,
+        }
+    }
+
+    fn import(external_id: &str, weight: WeightInput) -> ImportGreenLot {
+        ImportGreenLot {
+            name: Some("Guji Natural".into()),
+            external_id: Some(external_id.into()),
+            weight,
+            ico_number: Some("010-0001-0042".into()),
+            price: Some(PriceInput {
+                amount: dec("5.2"),
+                currency: Currency::parse("EUR").unwrap(),
+            }),
+            location_id: None,
+            location_external_id: None,
+            projects: Vec::new(),
+            details: GreenLotDetails {
+                grade: Some("G1".into()),
+                countries_of_origin: vec!["ETH".into()],
+                ..Default::default()
+            },
+        }
+    }
+
+    fn location(app: &Roastery<InMemoryStore>, name: &str, external_id: &str) -> Location {
+        app.import_location(ImportLocation {
+            name: name.into(),
+            external_id: Some(external_id.into()),
+        })
+        .unwrap()
+    }
+
+    fn violation(result: Result<impl std::fmt::Debug, AppError>) -> Violation {
+        result.unwrap_err().violation().expect("a rejected request")
+    }
+
+    fn all_lots(app: &Roastery<InMemoryStore>) -> Vec<GreenLot> {
+        app.store()
+            .read(|tx| Ok(tx.list_green_lots(None, &PageRequest::default())?))
+            .unwrap()
+            .items
+    }
+
+    struct Setup {
+        app: Roastery<InMemoryStore>,
+        clock: ManualClock,
+        hamburg: Location,
+        berlin: Location,
+    }
+
+    fn setup() -> Setup {
+        let (app, clock) = memory_roastery();
+        let hamburg = location(&app, "Hamburg", "wh-hh");
+        let berlin = location(&app, "Berlin", "wh-b");
+        Setup {
+            app,
+            clock,
+            hamburg,
+            berlin,
+        }
+    }
+
+    #[test]
+    fn imports_are_numbered_without_gaps_and_resolve_location_and_projects() {
+        let s = setup();
+        s.app
+            .import_project(ImportProject {
+                name: "Direct trade".into(),
+                description: None,
+            })
+            .unwrap();
+        let failed = s.app.import_green_lot(import("erp-0", kg("-1")));
+        assert_eq!(violation(failed), Violation::InvalidWeight);
+        let first = s
+            .app
+            .import_green_lot(ImportGreenLot {
+                location_external_id: Some("wh-hh".into()),
+                projects: vec!["Direct trade".into()],
+                ..import("erp-1", kg("60.1234565"))
+            })
+            .unwrap();
+        assert_eq!(first.lot.number(), "PG-1");
+        assert_eq!(first.lot.weight().amount(), dec("60.123456"));
+        assert_eq!(first.location.as_ref().map(|l| l.id), Some(s.hamburg.id));
+        assert_eq!(first.lot.projects[0].name, "Direct trade");
+        let second = s
+            .app
+            .import_green_lot(ImportGreenLot {
+                location_id: Some(s.berlin.id),
+                ..import("erp-2", lbs("10"))
+            })
+            .unwrap();
+        assert_eq!(second.lot.number(), "PG-2");
+        assert_eq!(second.lot.location_id, Some(s.berlin.id));
+    }
+
+    #[test]
+    fn bad_imports_get_their_code_and_store_nothing() {
+        let s = setup();
+        s.app.import_green_lot(import("erp-1", kg("1"))).unwrap();
+        let unknown = Uuid::from_u128(0xdead);
+        let cases = [
+            (import("erp-1", kg("1")), Violation::Conflict),
+            (import("erp-2", kg("0")), Violation::InvalidWeight),
+            (import("erp-2", kg("-0.5")), Violation::InvalidWeight),
+            (
+                ImportGreenLot {
+                    price: Some(PriceInput {
+                        amount: dec("-1"),
+                        currency: Currency::parse("EUR").unwrap(),
+                    }),
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::InvalidPrice,
+            ),
+            (
+                ImportGreenLot {
+                    name: Some("  ".into()),
+                    ..import("erp-1", kg("-1"))
+                },
+                Violation::InvalidParameter,
+            ),
+            (
+                ImportGreenLot {
+                    name: None,
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::MissingParameter,
+            ),
+            (
+                ImportGreenLot {
+                    location_id: Some(unknown),
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::NotFound,
+            ),
+            (
+                ImportGreenLot {
+                    location_external_id: Some("nowhere".into()),
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::NotFound,
+            ),
+            (
+                ImportGreenLot {
+                    location_id: Some(s.hamburg.id),
+                    location_external_id: Some("wh-b".into()),
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::Conflict,
+            ),
+            (
+                ImportGreenLot {
+                    location_id: Some(unknown),
+                    location_external_id: Some("wh-b".into()),
+                    ..import("erp-1", kg("-1"))
+                },
+                Violation::NotFound,
+            ),
+            (
+                ImportGreenLot {
+                    projects: vec!["No such project".into()],
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::NotFound,
+            ),
+            (
+                ImportGreenLot {
+                    details: GreenLotDetails {
+                        countries_of_origin: vec!["ET".into()],
+                        ..Default::default()
+                    },
+                    ..import("erp-2", kg("1"))
+                },
+                Violation::InvalidParameter,
+            ),
+        ];
+        for (cmd, expected) in cases {
+            let debug = format!("{cmd:?}");
+            assert_eq!(violation(s.app.import_green_lot(cmd)), expected, "{debug}");
+        }
+        assert_eq!(all_lots(&s.app).len(), 1);
+        let next = s.app.import_green_lot(import("erp-2", kg("1"))).unwrap();
+        assert_eq!(next.lot.number(), "PG-2");
+    }
+
+    #[test]
+    fn transfers_create_then_merge_and_moving_everything_consumes_the_source() {
+        let s = setup();
+        let imported = s
+            .app
+            .import_green_lot(ImportGreenLot {
+                location_id: Some(s.hamburg.id),
+                ..import("erp-1", kg("60"))
+            })
+            .unwrap()
+            .lot;
+        s.clock.advance(TimeDelta::seconds(10));
+        let moved = s
+            .app
+            .transfer_green_lot(TransferGreenLot {
+                green_lot_id: imported.id,
+                weight: kg("20.5"),
+                destination_location_id: s.berlin.id,
+            })
+            .unwrap();
+        assert_eq!(moved.source.lot.weight().amount(), dec("39.5"));
+        assert_eq!(moved.source.lot.last_modified_date, s.clock.now_value());
+        assert_eq!(moved.destination.lot.number(), "PG-2");
+        assert_eq!(moved.destination.lot.weight().amount(), dec("20.5"));
+        assert_eq!(moved.destination.lot.origin_id, imported.id);
+        assert_eq!(moved.destination.location.as_ref(), Some(&s.berlin));
+        assert_eq!(moved.destination.lot.external_id, None);
+
+        // Moving it back merges into the imported lot; all of it consumes the Berlin lot.
+        let back = s
+            .app
+            .transfer_green_lot(TransferGreenLot {
+                green_lot_id: moved.destination.lot.id,
+                weight: kg("20.5"),
+                destination_location_id: s.hamburg.id,
+            })
+            .unwrap();
+        assert_eq!(back.destination.lot.id, imported.id);
+        assert_eq!(back.destination.lot.weight().amount(), dec("60"));
+        assert!(back.source.lot.is_consumed());
+        assert_eq!(back.source.lot.weight().amount(), dec("0"));
+
+        // A consumed lot is never merged into: a new lot is created beside it.
+        let again = s
+            .app
+            .transfer_green_lot(TransferGreenLot {
+                green_lot_id: imported.id,
+                weight: lbs("22.046226"),
+                destination_location_id: s.berlin.id,
+            })
+            .unwrap();
+        assert_eq!(again.destination.lot.number(), "PG-3");
+        assert_eq!(again.destination.lot.weight().unit(), WeightUnit::Kg);
+        assert_eq!(again.destination.lot.weight().amount(), dec("10"));
+        assert_eq!(all_lots(&s.app).len(), 3);
+    }
+
+    #[test]
+    fn bad_transfers_get_their_code_and_change_nothing() {
+        let s = setup();
+        let lot = s
+            .app
+            .import_green_lot(ImportGreenLot {
+                location_id: Some(s.hamburg.id),
+                ..import("erp-1", kg("10"))
+            })
+            .unwrap()
+            .lot;
+        let empty = s
+            .app
+            .import_green_lot(ImportGreenLot {
+                location_id: Some(s.hamburg.id),
+                ..import("erp-2", kg("1"))
+            })
+            .unwrap()
+            .lot;
+        s.app
+            .set_green_lot_weight(SetGreenLotWeight {
+                green_lot_id: empty.id,
+                weight: kg("0"),
+            })
+            .unwrap();
+        let before = all_lots(&s.app);
+        let t = |id: Uuid, weight: WeightInput, to: Uuid| TransferGreenLot {
+            green_lot_id: id,
+            weight,
+            destination_location_id: to,
+        };
+        let unknown = Uuid::from_u128(0xdead);
+        let cases = [
+            (t(unknown, kg("1"), s.berlin.id), Violation::NotFound),
+            (t(lot.id, kg("1"), unknown), Violation::NotFound),
+            (t(empty.id, kg("1"), s.berlin.id), Violation::BusinessRule),
+            (t(empty.id, kg("-1"), s.hamburg.id), Violation::BusinessRule),
+            (t(lot.id, kg("1"), s.hamburg.id), Violation::Conflict),
+            (t(lot.id, kg("-1"), s.hamburg.id), Violation::Conflict),
+            (t(lot.id, kg("-1"), s.berlin.id), Violation::InvalidWeight),
+            (t(lot.id, kg("0"), s.berlin.id), Violation::InvalidWeight),
+            (
+                t(lot.id, kg("10.000001"), s.berlin.id),
+                Violation::InvalidWeight,
+            ),
+        ];
+        for (cmd, expected) in cases {
+            assert_eq!(
+                violation(s.app.transfer_green_lot(cmd)),
+                expected,
+                "{cmd:?}"
+            );
+        }
+        assert_eq!(all_lots(&s.app), before);
+    }
+
+    #[test]
+    fn set_weight_replaces_consumes_and_a_consumed_lot_is_final() {
+        let s = setup();
+        let lot = s
+            .app
+            .import_green_lot(import("erp-1", kg("10")))
+            .unwrap()
+            .lot;
+        let set = |weight| {
+            s.app.set_green_lot_weight(SetGreenLotWeight {
+                green_lot_id: lot.id,
+                weight,
+            })
+        };
+        assert_eq!(violation(set(kg("-1"))), Violation::InvalidWeight);
+        s.clock.advance(TimeDelta::seconds(5));
+        let replaced = set(lbs("10")).unwrap().lot;
+        assert_eq!(replaced.weight().amount(), dec("4.535924"));
+        assert_eq!(replaced.last_modified_date, s.clock.now_value());
+        s.clock.advance(TimeDelta::seconds(5));
+        let consumed = set(kg("0")).unwrap().lot;
+        assert_eq!(consumed.consumed_date(), Some(s.clock.now_value()));
+        s.clock.advance(TimeDelta::seconds(5));
+        let unchanged = set(kg("0")).unwrap().lot;
+        assert_eq!(unchanged, consumed);
+        assert_eq!(violation(set(kg("1"))), Violation::BusinessRule);
+        assert_eq!(violation(set(kg("-1"))), Violation::BusinessRule);
+        let unknown = s.app.set_green_lot_weight(SetGreenLotWeight {
+            green_lot_id: Uuid::from_u128(0xdead),
+            weight: kg("1"),
+        });
+        assert_eq!(violation(unknown), Violation::NotFound);
+    }
+
+    #[test]
+    fn listing_filters_on_last_modified_and_pages_newest_registration_first() {
+        let s = setup();
+        let mut ids = Vec::new();
+        for i in 0..7 {
+            let lot = s
+                .app
+                .import_green_lot(import(&format!("erp-{i}"), kg("1")))
+                .unwrap()
+                .lot;
+            ids.push(lot.id);
+            s.clock.advance(TimeDelta::seconds(1));
+        }
+        let cutoff = s.clock.now_value();
+        // Touching the oldest lot brings it into the filtered list, at its registration place.
+        s.app
+            .set_green_lot_weight(SetGreenLotWeight {
+                green_lot_id: ids[0],
+                weight: kg("2"),
+            })
+            .unwrap();
+        let mut page = PageRequest {
+            limit: Limit::parse(Some(3)).unwrap(),
+            after: None,
+        };
+        let mut seen = Vec::new();
+        loop {
+            let result = s.app.list_green_lots(None, page).unwrap();
+            seen.extend(result.items.iter().map(|v| v.lot.id));
+            match result.next {
+                Some(next) => page.after = Some(next),
+                None => break,
+            }
+        }
+        let newest_first: Vec<Uuid> = ids.iter().rev().copied().collect();
+        assert_eq!(seen, newest_first);
+        let modified = s
+            .app
+            .list_green_lots(Some(cutoff), PageRequest::default())
+            .unwrap();
+        assert_eq!(
+            modified.items.iter().map(|v| v.lot.id).collect::<Vec<_>>(),
+            [ids[0]]
+        );
+        let foreign = PageRequest {
+            after: Some(Position::Index(1)),
+            ..PageRequest::default()
+        };
+        assert_eq!(
+            violation(s.app.list_green_lots(None, foreign)),
+            Violation::InvalidParameter
+        );
+    }
+
+    #[test]
+    fn details_are_read_in_the_asked_order_skipping_unknown_ids() {
+        let s = setup();
+        let a = s.app.import_green_lot(import("a", kg("1"))).unwrap().lot;
+        let b = s.app.import_green_lot(import("b", kg("1"))).unwrap().lot;
+        let unknown = Uuid::from_u128(0xdead);
+        let page = s
+            .app
+            .green_lot_details_by_ids(vec![b.id, unknown, a.id], PageRequest::default())
+            .unwrap();
+        assert_eq!(
+            page.items,
+            vec![(b.id, b.details.clone()), (a.id, a.details.clone())]
+        );
+        assert_eq!(page.items[0].1.countries_of_origin, ["ETH"]);
+        let bad = [vec![], vec![a.id, a.id], vec![unknown; 101]];
+        for ids in bad {
+            let result = s.app.green_lot_details_by_ids(ids, PageRequest::default());
+            assert_eq!(violation(result), Violation::InvalidParameter);
+        }
+    }
+
+    #[test]
+    fn concurrent_transfers_conserve_the_imported_weight() {
+        let s = setup();
+        let lot = s
+            .app
+            .import_green_lot(ImportGreenLot {
+                location_id: Some(s.hamburg.id),
+                ..import("erp-1", kg("100"))
+            })
+            .unwrap()
+            .lot;
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let app = s.app.clone();
+                let (from, to) = if i % 2 == 0 {
+                    (s.hamburg.id, s.berlin.id)
+                } else {
+                    (s.berlin.id, s.hamburg.id)
+                };
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        let source = app
+                            .store()
+                            .read(|tx| Ok(tx.active_green_lot_at(lot.id, from)?))
+                            .unwrap();
+                        if let Some(source) = source {
+                            let _ = app.transfer_green_lot(TransferGreenLot {
+                                green_lot_id: source.id,
+                                weight: kg("0.333333"),
+                                destination_location_id: to,
+                            });
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let total: Decimal = all_lots(&s.app)
+            .iter()
+            .filter(|l| l.origin_id == lot.id)
+            .map(|l| l.weight().amount())
+            .sum();
+        assert_eq!(total, dec("100"));
+    }
+}

@@ -1,0 +1,1 @@
+DROP TABLE green_lots;
