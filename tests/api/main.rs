@@ -1,1 +1,9 @@
-fn main() {}
+//! End-to-end tests: the real service over real HTTPS, tokens from the `oauth2` crate's client
+//! credentials flow, each test on its own SQLite file and on its own PostgreSQL database.
+//!
+//! PostgreSQL runs when `ROASTERY_TEST_DATABASE_URL` names a server (any database on it; each test
+//! creates and drops its own). Without it the PostgreSQL variants say they are skipped.
+
+mod helpers;
+
+mod core;

@@ -1,0 +1,44 @@
+# Roastery: `make run` serves on SQLite with a demo account; `make test` runs every test.
+
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+
+.PHONY: run test test-pg lint fmt smoke deny release
+
+## Build and serve on https://127.0.0.1:8443 with an embedded SQLite database (roastery.db),
+## printing a fresh demo account's client id and secret first.
+run: release
+	./target/release/roastery accounts create --name demo
+	./target/release/roastery serve
+
+release:
+	cargo build --release --locked -p roastery-server
+
+## Every test: domain, use cases, adapters and end to end over HTTPS. End-to-end tests run on
+## SQLite always and on PostgreSQL when one answers at 127.0.0.1:5432 (or ROASTERY_TEST_DATABASE_URL).
+test:
+	@if [ -z "$$ROASTERY_TEST_DATABASE_URL" ] && command -v pg_isready >/dev/null 2>&1 \
+	    && pg_isready -q -h 127.0.0.1 -p 5432; then \
+	  export ROASTERY_TEST_DATABASE_URL=$(PG_URL); \
+	fi; \
+	if [ -z "$$ROASTERY_TEST_DATABASE_URL" ]; then \
+	  echo "note: no PostgreSQL at 127.0.0.1:5432; PostgreSQL variants will say they are skipped"; \
+	fi; \
+	cargo test --workspace --locked
+
+## The same tests with PostgreSQL required.
+test-pg:
+	ROASTERY_TEST_DATABASE_URL=$${ROASTERY_TEST_DATABASE_URL:-$(PG_URL)} cargo test --workspace --locked
+
+lint:
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+fmt:
+	cargo fmt --all --check
+
+## The outside-in acceptance check against the release binary.
+smoke: release
+	python3 ../shared/acceptance/smoke.py --binary "$(CURDIR)/target/release/roastery"
+
+## Licences, bans and sources (needs `cargo install cargo-deny`).
+deny:
+	cargo deny check licenses bans sources
