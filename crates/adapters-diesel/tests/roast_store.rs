@@ -17,6 +17,7 @@ use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::blend::CreateBlend;
+use roastery_ports::green_lot::WeightInput;
 use roastery_ports::location::ImportLocation;
 use roastery_ports::repo::{BlendRepo, RoastRepo, SystemRepo};
 use roastery_ports::testing::{ManualClock, SequentialIds};
@@ -28,6 +29,13 @@ const PG_ADMIN: &str = "postgres://postgres@127.0.0.1:5432/test";
 
 fn kg(s: &str) -> Weight {
     Weight::new(Decimal::from_str(s).unwrap(), WeightUnit::Kg).unwrap()
+}
+
+fn input(s: &str) -> WeightInput {
+    WeightInput {
+        amount: Decimal::from_str(s).unwrap(),
+        unit: WeightUnit::Kg,
+    }
 }
 
 fn sqlite() -> (DieselStore, tempfile::TempDir) {
@@ -253,7 +261,7 @@ fn exercise(store: DieselStore) {
             name: "House blend".into(),
             location_id: location.id,
             blended_date: t0 + TimeDelta::hours(3),
-            roasted_lots: vec![(a.id, kg("16.5")), (b.id, kg("5"))],
+            roasted_lots: vec![(a.id, input("16.5")), (b.id, input("5"))],
             projects: vec![],
         })
         .unwrap();
