@@ -1,7 +1,9 @@
 //! The operations, one module per namespace. A handler decodes its DTO, calls one use case and
 //! encodes the answer; rules live in the domain.
 
+mod blend;
 mod core;
+mod roast;
 
 use std::sync::Arc;
 
@@ -28,6 +30,8 @@ pub struct Operation {
 fn operations(scope: Scope) -> &'static [&'static str] {
     match scope {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
+        Scope::InventoryRoast => roast::OPERATIONS,
+        Scope::InventoryBlend => blend::OPERATIONS,
         _ => &[],
     }
 }
@@ -50,6 +54,8 @@ pub fn all() -> impl Iterator<Item = &'static str> {
 pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
+        Scope::InventoryRoast => roast::call(ctx, body).await,
+        Scope::InventoryBlend => blend::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name
