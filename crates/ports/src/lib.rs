@@ -10,12 +10,14 @@
 
 pub mod account;
 pub mod cupping;
+pub mod blend;
 pub mod error;
 pub mod green_lot;
 pub mod location;
 pub mod physical;
 pub mod project;
 pub mod repo;
+pub mod roast;
 pub mod secret;
 pub mod store;
 pub mod system;

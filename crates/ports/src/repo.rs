@@ -14,6 +14,11 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::PhysicalAnalysis;
 use roastery_domain::project::Project;
 use roastery_domain::stock::LotKind;
+use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::profile::Profile;
+use roastery_domain::roast_curve::RoastCurve;
+use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roasted_lot::RoastedLot;
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -94,10 +99,43 @@ pub trait GreenLotRepo {
 }
 
 /// Roasted lots, roasts, profiles and curves (inventory.roast).
-pub trait RoastRepo {}
+///
+/// A roasted lot keeps its sources (`LotSource`) in the order they were given. By-ids loaders
+/// return the records found in any order; the use cases put them in the asked order.
+pub trait RoastRepo {
+    fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()>;
+    /// Writes the current weight, consumed date and last-modified date of a stored lot.
+    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()>;
+    fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>>;
+    fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>>;
+    /// Newest roasted date first; `from` (inclusive) filters on the roasted date.
+    fn list_roasted_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<RoastedLot>>;
+    fn insert_roast_details(&mut self, lot_id: Uuid, details: &RoastDetails) -> StoreResult<()>;
+    fn roast_details_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, RoastDetails)>>;
+    /// Stores the curves of a roast, keeping their order.
+    fn insert_roast_curves(&mut self, lot_id: Uuid, curves: &[RoastCurve]) -> StoreResult<()>;
+    fn roast_curves(&mut self, lot_id: Uuid) -> StoreResult<Vec<RoastCurve>>;
+    fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()>;
+    fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>>;
+    fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>>;
+    fn profiles_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Profile>>;
+}
 
 /// Blended lots (inventory.blend).
-pub trait BlendRepo {}
+pub trait BlendRepo {
+    fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()>;
+    fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>>;
+    /// Newest blended date first; `from` (inclusive) filters on the blended date.
+    fn list_blended_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<BlendedLot>>;
+}
 
 /// Which cuppings a listing returns: `startDate` from (inclusive) / to (exclusive), and a state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,10 +1,12 @@
 //! The operations, one module per namespace. A handler decodes its DTO, calls one use case and
 //! encodes the answer; rules live in the domain.
 
+mod blend;
 mod core;
 mod cupping;
 mod physical;
 mod green;
+mod roast;
 
 use std::sync::Arc;
 
@@ -34,6 +36,8 @@ fn operations(scope: Scope) -> &'static [&'static str] {
         Scope::QualityCupping => cupping::OPERATIONS,
         Scope::QualityPhysical => physical::OPERATIONS,
         Scope::InventoryGreen => green::OPERATIONS,
+        Scope::InventoryRoast => roast::OPERATIONS,
+        Scope::InventoryBlend => blend::OPERATIONS,
         _ => &[],
     }
 }
@@ -59,6 +63,8 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
         Scope::QualityCupping => cupping::call(ctx, body).await,
         Scope::QualityPhysical => physical::call(ctx, body).await,
         Scope::InventoryGreen => green::call(ctx, body).await,
+        Scope::InventoryRoast => roast::call(ctx, body).await,
+        Scope::InventoryBlend => blend::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name

@@ -1,8 +1,8 @@
 //! In-memory cuppings.
 //!
-//! [`CuppingRepo::lot_exists`] finds the green lots of the in-memory store; tests may also
-//! register lot ids of any kind with [`register_lot`] (roasted and blended lots have no in-memory
-//! store yet).
+//! [`CuppingRepo::lot_exists`] finds the green, roasted and blended lots of the in-memory store;
+//! use-case tests that need a lot but not its story may also register a bare lot id with
+//! [`register_lot`].
 
 use std::collections::HashSet;
 
@@ -38,7 +38,8 @@ impl CuppingRepo for MemTx {
     fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool> {
         let stored = match kind {
             LotKind::Green => self.green_lot(id)?.is_some(),
-            LotKind::Roasted | LotKind::Blended => false,
+            LotKind::Roasted => self.roasted_lot(id)?.is_some(),
+            LotKind::Blended => self.blended_lot(id)?.is_some(),
         };
         Ok(stored || self.data.cupping.lots.contains(&(kind, id)))
     }
