@@ -378,6 +378,62 @@ both_databases! {
         assert_eq!(s, 200, "{b}");
     }
 
+    async fn roasted_and_blended_lots_are_cupped_and_analysed(app) {
+        let token = app.token(ALL_SCOPES).await;
+        let green = green_lot(&app, "g-1");
+        let (s, b) = app.call(&token, "core.location.importLocation", json!({"data": {"name": "Roastery"}})).await;
+        assert_eq!(s, 200, "{b}");
+        let location = b["result"]["location"]["id"].clone();
+        let (s, b) = app.call(&token, "inventory.roast.recordRoast", json!({"data": {
+            "name": "Roast 1", "locationId": location, "roastedDate": "2026-03-01T08:00:00Z",
+            "weight": {"amount": 10, "unit": "KG"},
+            "greenLots": [{"id": green, "usedWeight": {"amount": 12, "unit": "KG"}}]
+        }})).await;
+        assert_eq!(s, 200, "{b}");
+        let roasted = b["result"]["roastedLot"]["id"].clone();
+        let (s, b) = app.call(&token, "inventory.blend.createBlend", json!({"data": {
+            "name": "House", "locationId": location, "blendedDate": "2026-03-01T09:00:00Z",
+            "roastedLots": [{"id": roasted, "usedWeight": {"amount": 4, "unit": "KG"}}]
+        }})).await;
+        assert_eq!(s, 200, "{b}");
+        let blended = b["result"]["blendedLot"]["id"].clone();
+        let (s, b) = app.call(&token, "quality.cupping.createCupping", json!({"data": {
+            "startDate": "2026-03-02T10:00:00Z", "cuppingSheet": {"name": "SCA"},
+            "coffees": [
+                {"lotId": green, "type": "INVENTORY_GREEN"},
+                {"lotId": roasted, "type": "INVENTORY_ROAST"},
+                {"lotId": blended, "type": "INVENTORY_BLEND"}
+            ]
+        }})).await;
+        assert_eq!(s, 200, "{b}");
+        let lots: Vec<Value> = b["result"]["cupping"]["cuppedCoffees"].as_array().unwrap()
+            .iter().map(|c| c["cuppedLot"].clone()).collect();
+        assert_eq!(lots, vec![
+            json!({"id": green, "type": "INVENTORY_GREEN"}),
+            json!({"id": roasted, "type": "INVENTORY_ROAST"}),
+            json!({"id": blended, "type": "INVENTORY_BLEND"}),
+        ]);
+        // Each id belongs to its own kind only.
+        let (s, b) = app.call(&token, "quality.cupping.createCupping", json!({"data": {
+            "startDate": "2026-03-02T10:00:00Z", "cuppingSheet": {"name": "SCA"},
+            "coffees": [{"lotId": roasted, "type": "INVENTORY_BLEND"}]
+        }})).await;
+        assert_error(s, &b, 422, "resource_not_found");
+        for (lot, kind) in [(&roasted, "INVENTORY_ROAST"), (&blended, "INVENTORY_BLEND")] {
+            let (s, b) = app.call(&token, "quality.physical.recordPhysicalAnalysis", json!({"data": {
+                "analysisDate": "2026-03-03T10:00:00Z", "analysedLot": {"id": lot, "type": kind},
+                "moisture": 2.5
+            }})).await;
+            assert_eq!(s, 200, "{b}");
+            assert_eq!(b["result"]["physicalAnalysis"]["analysedLot"], json!({"id": lot, "type": kind}));
+            assert_eq!(b["result"]["physicalAnalysis"]["screenSizes"], json!([]));
+        }
+        let (s, b) = app.call(&token, "quality.physical.recordPhysicalAnalysis", json!({"data": {
+            "analysisDate": "2026-03-03T10:00:00Z", "analysedLot": {"id": blended, "type": "INVENTORY_ROAST"}
+        }})).await;
+        assert_error(s, &b, 422, "resource_not_found");
+    }
+
     async fn quality_operations_need_their_own_scope(app) {
         let cupping = app.token("quality.cupping").await;
         let (s, b) = app.call(&cupping, "quality.physical.listPhysicalAnalyses", json!({})).await;

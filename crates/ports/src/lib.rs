@@ -9,8 +9,8 @@
 //! command line). Nothing here knows about SQL, HTTP or JSON.
 
 pub mod account;
-pub mod cupping;
 pub mod blend;
+pub mod cupping;
 pub mod error;
 pub mod green_lot;
 pub mod location;

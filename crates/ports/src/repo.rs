@@ -6,19 +6,19 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
+use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::PhysicalAnalysis;
-use roastery_domain::project::Project;
-use roastery_domain::stock::LotKind;
-use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::profile::Profile;
+use roastery_domain::project::Project;
 use roastery_domain::roast_curve::RoastCurve;
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
 use crate::error::StoreError;

@@ -4,8 +4,8 @@
 mod blend;
 mod core;
 mod cupping;
-mod physical;
 mod green;
+mod physical;
 mod roast;
 
 use std::sync::Arc;
