@@ -10,3 +10,4 @@ mod core;
 mod green;
 mod limits;
 mod mrp;
+mod quality;

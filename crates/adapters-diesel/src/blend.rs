@@ -1,7 +1,203 @@
-//! Stored blended lots.
+//! Stored blended lots and their sources (the roasted lots each blend was made from, in the order
+//! given, so lineage can be walked from a blend back to its roasts and their green lots).
 
-use roastery_ports::repo::BlendRepo;
+use std::collections::HashMap;
 
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::lot_source::LotSource;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::stock::Stock;
+use roastery_ports::repo::{BlendRepo, StoreResult};
+use uuid::Uuid;
+
+use crate::core::{keyset, overfetch, uuid};
+use crate::error::OrStoreError;
+use crate::roast::{SourceRow, projects_from_db, projects_to_db, weight_from_db};
 use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
 
-impl BlendRepo for DieselTx {}
+pub(crate) mod schema {
+    diesel::table! {
+        blended_lots (id) {
+            id -> Text,
+            lot_number -> BigInt,
+            name -> Text,
+            weight_micros -> BigInt,
+            weight_unit -> Text,
+            consumed_at -> Nullable<Timestamp>,
+            location_id -> Text,
+            blended_date -> Timestamp,
+            projects -> Text,
+            created_at -> Timestamp,
+            last_modified_at -> Timestamp,
+        }
+    }
+
+    diesel::table! {
+        blend_sources (blended_lot_id, position) {
+            blended_lot_id -> Text,
+            position -> Integer,
+            roasted_lot_id -> Text,
+            name -> Text,
+            external_id -> Nullable<Text>,
+            used_micros -> BigInt,
+            used_unit -> Text,
+        }
+    }
+}
+
+use schema::*;
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = blended_lots)]
+struct BlendedLotRow {
+    id: String,
+    lot_number: i64,
+    name: String,
+    weight_micros: i64,
+    weight_unit: String,
+    consumed_at: Option<NaiveDateTime>,
+    location_id: String,
+    blended_date: NaiveDateTime,
+    projects: String,
+    created_at: NaiveDateTime,
+    last_modified_at: NaiveDateTime,
+}
+
+type BlendSourceTuple = (String, i32, String, String, Option<String>, i64, String);
+
+impl BlendedLotRow {
+    fn from_domain(l: &BlendedLot) -> StoreResult<Self> {
+        Ok(Self {
+            id: l.id.to_string(),
+            lot_number: l.lot_number,
+            name: l.name.clone(),
+            weight_micros: l.stock.weight().micros(),
+            weight_unit: l.stock.weight().unit().as_str().to_owned(),
+            consumed_at: l.stock.consumed_at().map(to_db),
+            location_id: l.location_id.to_string(),
+            blended_date: to_db(l.blended_date),
+            projects: projects_to_db(&l.projects)?,
+            created_at: to_db(l.created_at),
+            last_modified_at: to_db(l.last_modified_at),
+        })
+    }
+
+    fn into_domain(self, sources: Vec<LotSource>) -> StoreResult<BlendedLot> {
+        const WHAT: &str = "blended lot";
+        let weight = weight_from_db(WHAT, self.weight_micros, &self.weight_unit)?;
+        Ok(BlendedLot {
+            id: uuid(WHAT, &self.id)?,
+            lot_number: self.lot_number,
+            name: self.name,
+            stock: Stock::restore(weight, self.consumed_at.map(from_db)),
+            sources,
+            location_id: uuid(WHAT, &self.location_id)?,
+            blended_date: from_db(self.blended_date),
+            projects: projects_from_db(WHAT, &self.projects)?,
+            created_at: from_db(self.created_at),
+            last_modified_at: from_db(self.last_modified_at),
+        })
+    }
+}
+
+impl DieselTx {
+    fn blended_lots_with_sources(
+        &mut self,
+        rows: Vec<BlendedLotRow>,
+    ) -> StoreResult<Vec<BlendedLot>> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        let sources: Vec<BlendSourceTuple> = blend_sources::table
+            .filter(blend_sources::blended_lot_id.eq_any(&ids))
+            .order((blend_sources::blended_lot_id, blend_sources::position))
+            .load(self.conn())
+            .store()?;
+        let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
+        for (lot_id, _, source_id, name, external_id, used_micros, used_unit) in sources {
+            let source = SourceRow {
+                lot_id: source_id,
+                name,
+                external_id,
+                used_micros,
+                used_unit,
+            }
+            .into_domain("blend source")?;
+            by_lot.entry(lot_id).or_default().push(source);
+        }
+        rows.into_iter()
+            .map(|row| {
+                let sources = by_lot.remove(&row.id).unwrap_or_default();
+                row.into_domain(sources)
+            })
+            .collect()
+    }
+}
+
+impl BlendRepo for DieselTx {
+    fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        diesel::insert_into(blended_lots::table)
+            .values(BlendedLotRow::from_domain(lot)?)
+            .execute(self.conn())
+            .store()?;
+        let id = lot.id.to_string();
+        for (position, source) in lot.sources.iter().enumerate() {
+            let row = SourceRow::from_domain(source);
+            diesel::insert_into(blend_sources::table)
+                .values((
+                    blend_sources::blended_lot_id.eq(&id),
+                    blend_sources::position.eq(i32::try_from(position).unwrap_or(i32::MAX)),
+                    blend_sources::roasted_lot_id.eq(row.lot_id),
+                    blend_sources::name.eq(row.name),
+                    blend_sources::external_id.eq(row.external_id),
+                    blend_sources::used_micros.eq(row.used_micros),
+                    blend_sources::used_unit.eq(row.used_unit),
+                ))
+                .execute(self.conn())
+                .store()?;
+        }
+        Ok(())
+    }
+
+    fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
+        let rows: Vec<BlendedLotRow> = blended_lots::table
+            .filter(blended_lots::id.eq(id.to_string()))
+            .load(self.conn())
+            .store()?;
+        Ok(self.blended_lots_with_sources(rows)?.pop())
+    }
+
+    fn list_blended_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<BlendedLot>> {
+        let mut query = blended_lots::table.into_boxed();
+        if let Some(from) = from {
+            query = query.filter(blended_lots::blended_date.ge(to_db(from)));
+        }
+        if let Some((at, id)) = keyset(page)? {
+            let at = to_db(at);
+            query = query.filter(
+                blended_lots::blended_date.le(at).and(
+                    blended_lots::blended_date
+                        .lt(at)
+                        .or(blended_lots::id.lt(id.to_string())),
+                ),
+            );
+        }
+        let rows: Vec<BlendedLotRow> = query
+            .order((blended_lots::blended_date.desc(), blended_lots::id.desc()))
+            .limit(overfetch(page))
+            .load(self.conn())
+            .store()?;
+        let items = self.blended_lots_with_sources(rows)?;
+        Ok(Page::from_overfetch(items, page.limit, |l| {
+            (l.blended_date, l.id)
+        }))
+    }
+}

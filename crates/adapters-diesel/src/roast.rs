@@ -1,7 +1,677 @@
-//! Stored roasted lots, profiles and curves.
+//! Stored roasted lots, their sources, details and curves, and processing profiles.
+//!
+//! A roasted lot is one row; its sources (the green lots it was roasted from) are rows of
+//! `roast_sources` in the order they were given, so lineage can be walked by green lot id. Curves
+//! are one row each with their data points as one JSON text of `[time_ms, value_micros]` pairs: a
+//! curve of 100,000 points is one insert and one read. Profiles keep their components as JSON.
 
-use roastery_ports::repo::RoastRepo;
+use std::collections::HashMap;
 
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use roastery_domain::decimal::{from_micros, to_micros};
+use roastery_domain::lot_source::LotSource;
+use roastery_domain::measure::{Measure, Unit};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::profile::{Component, GreenLotRef, Profile};
+use roastery_domain::project::ProjectRef;
+use roastery_domain::roast_curve::{DataPoint, RoastCurve};
+use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::Stock;
+use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::StoreError;
+use roastery_ports::repo::{RoastRepo, StoreResult};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::core::{keyset, overfetch, uuid};
+use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
 
-impl RoastRepo for DieselTx {}
+pub(crate) mod schema {
+    diesel::table! {
+        profiles (id) {
+            id -> Text,
+            name -> Text,
+            external_id -> Nullable<Text>,
+            profile_group -> Nullable<Text>,
+            components -> Text,
+            reference_roast_id -> Nullable<Text>,
+            projects -> Text,
+            created_at -> Timestamp,
+        }
+    }
+
+    diesel::table! {
+        roasted_lots (id) {
+            id -> Text,
+            lot_number -> BigInt,
+            name -> Text,
+            weight_micros -> BigInt,
+            weight_unit -> Text,
+            roasted_micros -> BigInt,
+            consumed_at -> Nullable<Timestamp>,
+            profile_id -> Nullable<Text>,
+            location_id -> Text,
+            roasted_date -> Timestamp,
+            projects -> Text,
+            created_at -> Timestamp,
+            last_modified_at -> Timestamp,
+        }
+    }
+
+    diesel::table! {
+        roast_sources (roasted_lot_id, position) {
+            roasted_lot_id -> Text,
+            position -> Integer,
+            green_lot_id -> Text,
+            name -> Text,
+            external_id -> Nullable<Text>,
+            used_micros -> BigInt,
+            used_unit -> Text,
+        }
+    }
+
+    diesel::table! {
+        roast_details (roasted_lot_id) {
+            roasted_lot_id -> Text,
+            roast_technician -> Nullable<Text>,
+            note -> Nullable<Text>,
+            start_temperature_micros -> Nullable<BigInt>,
+            start_temperature_unit -> Nullable<Text>,
+            end_temperature_micros -> Nullable<BigInt>,
+            end_temperature_unit -> Nullable<Text>,
+            roast_value_micros -> Nullable<BigInt>,
+            roast_value_unit -> Nullable<Text>,
+            roast_value2_micros -> Nullable<BigInt>,
+            roast_value2_unit -> Nullable<Text>,
+            roast_duration_micros -> Nullable<BigInt>,
+            roast_duration_unit -> Nullable<Text>,
+            first_crack_time_micros -> Nullable<BigInt>,
+            first_crack_time_unit -> Nullable<Text>,
+            color_change_time_micros -> Nullable<BigInt>,
+            color_change_time_unit -> Nullable<Text>,
+            machine -> Nullable<Text>,
+        }
+    }
+
+    diesel::table! {
+        roast_curves (roasted_lot_id, position) {
+            roasted_lot_id -> Text,
+            position -> Integer,
+            name -> Text,
+            unit -> Text,
+            data_points -> Text,
+        }
+    }
+}
+
+use schema::*;
+
+/// Projects of a lot or profile, kept as one JSON text of `{"id", "name"}`.
+#[derive(Serialize, Deserialize)]
+struct ProjectJson {
+    id: Uuid,
+    name: String,
+}
+
+pub(crate) fn projects_to_db(projects: &[ProjectRef]) -> StoreResult<String> {
+    let rows: Vec<ProjectJson> = projects
+        .iter()
+        .map(|p| ProjectJson {
+            id: p.id,
+            name: p.name.clone(),
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(|e| StoreError::Internal(e.to_string()))
+}
+
+pub(crate) fn projects_from_db(what: &str, text: &str) -> StoreResult<Vec<ProjectRef>> {
+    let rows: Vec<ProjectJson> = serde_json::from_str(text).map_err(|e| corrupt(what, e))?;
+    Ok(rows
+        .into_iter()
+        .map(|p| ProjectRef {
+            id: p.id,
+            name: p.name,
+        })
+        .collect())
+}
+
+pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult<Weight> {
+    let unit = WeightUnit::parse(unit).map_err(|e| corrupt(what, e))?;
+    Weight::from_micros(micros, unit).map_err(|e| corrupt(what, e))
+}
+
+/// A source row of a roast or a blend, without its owner and position.
+pub(crate) struct SourceRow {
+    pub lot_id: String,
+    pub name: String,
+    pub external_id: Option<String>,
+    pub used_micros: i64,
+    pub used_unit: String,
+}
+
+impl SourceRow {
+    pub(crate) fn from_domain(s: &LotSource) -> Self {
+        Self {
+            lot_id: s.lot_id.to_string(),
+            name: s.name.clone(),
+            external_id: s.external_id.clone(),
+            used_micros: s.used_weight.micros(),
+            used_unit: s.used_weight.unit().as_str().to_owned(),
+        }
+    }
+
+    pub(crate) fn into_domain(self, what: &str) -> StoreResult<LotSource> {
+        Ok(LotSource {
+            lot_id: uuid(what, &self.lot_id)?,
+            used_weight: weight_from_db(what, self.used_micros, &self.used_unit)?,
+            name: self.name,
+            external_id: self.external_id,
+        })
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = roasted_lots)]
+struct RoastedLotRow {
+    id: String,
+    lot_number: i64,
+    name: String,
+    weight_micros: i64,
+    weight_unit: String,
+    roasted_micros: i64,
+    consumed_at: Option<NaiveDateTime>,
+    profile_id: Option<String>,
+    location_id: String,
+    roasted_date: NaiveDateTime,
+    projects: String,
+    created_at: NaiveDateTime,
+    last_modified_at: NaiveDateTime,
+}
+
+type RoastSourceTuple = (String, i32, String, String, Option<String>, i64, String);
+
+impl RoastedLotRow {
+    fn from_domain(l: &RoastedLot) -> StoreResult<Self> {
+        Ok(Self {
+            id: l.id.to_string(),
+            lot_number: l.lot_number,
+            name: l.name.clone(),
+            weight_micros: l.stock.weight().micros(),
+            weight_unit: l.stock.weight().unit().as_str().to_owned(),
+            roasted_micros: l.roasted_weight.to_unit(l.stock.weight().unit()).micros(),
+            consumed_at: l.stock.consumed_at().map(to_db),
+            profile_id: l.profile_id.map(|id| id.to_string()),
+            location_id: l.location_id.to_string(),
+            roasted_date: to_db(l.roasted_date),
+            projects: projects_to_db(&l.projects)?,
+            created_at: to_db(l.created_at),
+            last_modified_at: to_db(l.last_modified_at),
+        })
+    }
+
+    fn into_domain(self, sources: Vec<LotSource>) -> StoreResult<RoastedLot> {
+        const WHAT: &str = "roasted lot";
+        let weight = weight_from_db(WHAT, self.weight_micros, &self.weight_unit)?;
+        Ok(RoastedLot {
+            id: uuid(WHAT, &self.id)?,
+            lot_number: self.lot_number,
+            name: self.name,
+            stock: Stock::restore(weight, self.consumed_at.map(from_db)),
+            roasted_weight: weight_from_db(WHAT, self.roasted_micros, &self.weight_unit)?,
+            sources,
+            profile_id: self
+                .profile_id
+                .as_deref()
+                .map(|id| uuid(WHAT, id))
+                .transpose()?,
+            location_id: uuid(WHAT, &self.location_id)?,
+            roasted_date: from_db(self.roasted_date),
+            projects: projects_from_db(WHAT, &self.projects)?,
+            created_at: from_db(self.created_at),
+            last_modified_at: from_db(self.last_modified_at),
+        })
+    }
+}
+
+impl DieselTx {
+    /// Turns lot rows into roasted lots, loading all their sources in one query.
+    fn roasted_lots_with_sources(
+        &mut self,
+        rows: Vec<RoastedLotRow>,
+    ) -> StoreResult<Vec<RoastedLot>> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        let sources: Vec<RoastSourceTuple> = roast_sources::table
+            .filter(roast_sources::roasted_lot_id.eq_any(&ids))
+            .order((roast_sources::roasted_lot_id, roast_sources::position))
+            .load(self.conn())
+            .store()?;
+        let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
+        for (lot_id, _, source_id, name, external_id, used_micros, used_unit) in sources {
+            let source = SourceRow {
+                lot_id: source_id,
+                name,
+                external_id,
+                used_micros,
+                used_unit,
+            }
+            .into_domain("roast source")?;
+            by_lot.entry(lot_id).or_default().push(source);
+        }
+        rows.into_iter()
+            .map(|row| {
+                let sources = by_lot.remove(&row.id).unwrap_or_default();
+                row.into_domain(sources)
+            })
+            .collect()
+    }
+}
+
+fn measure_to_db<U: Unit>(m: Option<Measure<U>>) -> (Option<i64>, Option<String>) {
+    match m {
+        None => (None, None),
+        Some(m) => (Some(m.micros()), Some(m.unit().as_str().to_owned())),
+    }
+}
+
+fn measure_from_db<U: Unit>(
+    micros: Option<i64>,
+    unit: Option<String>,
+) -> StoreResult<Option<Measure<U>>> {
+    const WHAT: &str = "roast details";
+    match (micros, unit) {
+        (Some(micros), Some(unit)) => {
+            let unit = U::parse(&unit).map_err(|e| corrupt(WHAT, e))?;
+            Measure::from_micros(micros, unit)
+                .map(Some)
+                .map_err(|e| corrupt(WHAT, e))
+        }
+        _ => Ok(None),
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = roast_details)]
+struct RoastDetailsRow {
+    roasted_lot_id: String,
+    roast_technician: Option<String>,
+    note: Option<String>,
+    start_temperature_micros: Option<i64>,
+    start_temperature_unit: Option<String>,
+    end_temperature_micros: Option<i64>,
+    end_temperature_unit: Option<String>,
+    roast_value_micros: Option<i64>,
+    roast_value_unit: Option<String>,
+    roast_value2_micros: Option<i64>,
+    roast_value2_unit: Option<String>,
+    roast_duration_micros: Option<i64>,
+    roast_duration_unit: Option<String>,
+    first_crack_time_micros: Option<i64>,
+    first_crack_time_unit: Option<String>,
+    color_change_time_micros: Option<i64>,
+    color_change_time_unit: Option<String>,
+    machine: Option<String>,
+}
+
+impl RoastDetailsRow {
+    fn from_domain(lot_id: Uuid, d: &RoastDetails) -> Self {
+        let (start_temperature_micros, start_temperature_unit) = measure_to_db(d.start_temperature);
+        let (end_temperature_micros, end_temperature_unit) = measure_to_db(d.end_temperature);
+        let (roast_value_micros, roast_value_unit) = measure_to_db(d.roast_value);
+        let (roast_value2_micros, roast_value2_unit) = measure_to_db(d.roast_value2);
+        let (roast_duration_micros, roast_duration_unit) = measure_to_db(d.roast_duration);
+        let (first_crack_time_micros, first_crack_time_unit) = measure_to_db(d.first_crack_time);
+        let (color_change_time_micros, color_change_time_unit) = measure_to_db(d.color_change_time);
+        Self {
+            roasted_lot_id: lot_id.to_string(),
+            roast_technician: d.roast_technician.clone(),
+            note: d.note.clone(),
+            start_temperature_micros,
+            start_temperature_unit,
+            end_temperature_micros,
+            end_temperature_unit,
+            roast_value_micros,
+            roast_value_unit,
+            roast_value2_micros,
+            roast_value2_unit,
+            roast_duration_micros,
+            roast_duration_unit,
+            first_crack_time_micros,
+            first_crack_time_unit,
+            color_change_time_micros,
+            color_change_time_unit,
+            machine: d.machine.clone(),
+        }
+    }
+
+    fn into_domain(self) -> StoreResult<(Uuid, RoastDetails)> {
+        Ok((
+            uuid("roast details", &self.roasted_lot_id)?,
+            RoastDetails {
+                roast_technician: self.roast_technician,
+                note: self.note,
+                start_temperature: measure_from_db(
+                    self.start_temperature_micros,
+                    self.start_temperature_unit,
+                )?,
+                end_temperature: measure_from_db(
+                    self.end_temperature_micros,
+                    self.end_temperature_unit,
+                )?,
+                roast_value: measure_from_db(self.roast_value_micros, self.roast_value_unit)?,
+                roast_value2: measure_from_db(self.roast_value2_micros, self.roast_value2_unit)?,
+                roast_duration: measure_from_db(
+                    self.roast_duration_micros,
+                    self.roast_duration_unit,
+                )?,
+                first_crack_time: measure_from_db(
+                    self.first_crack_time_micros,
+                    self.first_crack_time_unit,
+                )?,
+                color_change_time: measure_from_db(
+                    self.color_change_time_micros,
+                    self.color_change_time_unit,
+                )?,
+                machine: self.machine,
+            },
+        ))
+    }
+}
+
+/// A component as stored: percentage in micro-units and its green lots.
+#[derive(Serialize, Deserialize)]
+struct ComponentJson {
+    percentage_micros: i64,
+    green_lots: Vec<GreenLotJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct GreenLotJson {
+    id: Uuid,
+    name: String,
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = profiles)]
+struct ProfileRow {
+    id: String,
+    name: String,
+    external_id: Option<String>,
+    profile_group: Option<String>,
+    components: String,
+    reference_roast_id: Option<String>,
+    projects: String,
+    created_at: NaiveDateTime,
+}
+
+impl ProfileRow {
+    fn from_domain(p: &Profile) -> StoreResult<Self> {
+        let components = p
+            .components
+            .iter()
+            .map(|c| {
+                Ok(ComponentJson {
+                    percentage_micros: to_micros(c.percentage).ok_or_else(|| {
+                        StoreError::Internal(format!("percentage {} too large", c.percentage))
+                    })?,
+                    green_lots: c
+                        .green_lots
+                        .iter()
+                        .map(|l| GreenLotJson {
+                            id: l.id,
+                            name: l.name.clone(),
+                        })
+                        .collect(),
+                })
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Self {
+            id: p.id.to_string(),
+            name: p.name.clone(),
+            external_id: p.external_id.clone(),
+            profile_group: p.profile_group.clone(),
+            components: serde_json::to_string(&components)
+                .map_err(|e| StoreError::Internal(e.to_string()))?,
+            reference_roast_id: p.reference_roast_id.map(|id| id.to_string()),
+            projects: projects_to_db(&p.projects)?,
+            created_at: to_db(p.created_at),
+        })
+    }
+
+    fn into_domain(self) -> StoreResult<Profile> {
+        const WHAT: &str = "profile";
+        let components: Vec<ComponentJson> =
+            serde_json::from_str(&self.components).map_err(|e| corrupt(WHAT, e))?;
+        Ok(Profile {
+            id: uuid(WHAT, &self.id)?,
+            name: self.name,
+            external_id: self.external_id,
+            profile_group: self.profile_group,
+            components: components
+                .into_iter()
+                .map(|c| Component {
+                    percentage: from_micros(c.percentage_micros),
+                    green_lots: c
+                        .green_lots
+                        .into_iter()
+                        .map(|l| GreenLotRef {
+                            id: l.id,
+                            name: l.name,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            reference_roast_id: self
+                .reference_roast_id
+                .as_deref()
+                .map(|id| uuid(WHAT, id))
+                .transpose()?,
+            projects: projects_from_db(WHAT, &self.projects)?,
+            created_at: from_db(self.created_at),
+        })
+    }
+}
+
+fn id_texts(ids: &[Uuid]) -> Vec<String> {
+    ids.iter().map(Uuid::to_string).collect()
+}
+
+impl RoastRepo for DieselTx {
+    fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        diesel::insert_into(roasted_lots::table)
+            .values(RoastedLotRow::from_domain(lot)?)
+            .execute(self.conn())
+            .store()?;
+        let id = lot.id.to_string();
+        for (position, source) in lot.sources.iter().enumerate() {
+            let row = SourceRow::from_domain(source);
+            diesel::insert_into(roast_sources::table)
+                .values((
+                    roast_sources::roasted_lot_id.eq(&id),
+                    roast_sources::position.eq(i32::try_from(position).unwrap_or(i32::MAX)),
+                    roast_sources::green_lot_id.eq(row.lot_id),
+                    roast_sources::name.eq(row.name),
+                    roast_sources::external_id.eq(row.external_id),
+                    roast_sources::used_micros.eq(row.used_micros),
+                    roast_sources::used_unit.eq(row.used_unit),
+                ))
+                .execute(self.conn())
+                .store()?;
+        }
+        Ok(())
+    }
+
+    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        diesel::update(roasted_lots::table.find(lot.id.to_string()))
+            .set((
+                roasted_lots::weight_micros.eq(lot.stock.weight().micros()),
+                roasted_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
+                roasted_lots::last_modified_at.eq(to_db(lot.last_modified_at)),
+            ))
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
+        let rows: Vec<RoastedLotRow> = roasted_lots::table
+            .filter(roasted_lots::id.eq(id.to_string()))
+            .load(self.conn())
+            .store()?;
+        Ok(self.roasted_lots_with_sources(rows)?.pop())
+    }
+
+    fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>> {
+        let rows: Vec<RoastedLotRow> = roasted_lots::table
+            .filter(roasted_lots::id.eq_any(id_texts(ids)))
+            .load(self.conn())
+            .store()?;
+        self.roasted_lots_with_sources(rows)
+    }
+
+    fn list_roasted_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<RoastedLot>> {
+        let mut query = roasted_lots::table.into_boxed();
+        if let Some(from) = from {
+            query = query.filter(roasted_lots::roasted_date.ge(to_db(from)));
+        }
+        if let Some((at, id)) = keyset(page)? {
+            let at = to_db(at);
+            query = query.filter(
+                roasted_lots::roasted_date.le(at).and(
+                    roasted_lots::roasted_date
+                        .lt(at)
+                        .or(roasted_lots::id.lt(id.to_string())),
+                ),
+            );
+        }
+        let rows: Vec<RoastedLotRow> = query
+            .order((roasted_lots::roasted_date.desc(), roasted_lots::id.desc()))
+            .limit(overfetch(page))
+            .load(self.conn())
+            .store()?;
+        let items = self.roasted_lots_with_sources(rows)?;
+        Ok(Page::from_overfetch(items, page.limit, |l| {
+            (l.roasted_date, l.id)
+        }))
+    }
+
+    fn insert_roast_details(&mut self, lot_id: Uuid, details: &RoastDetails) -> StoreResult<()> {
+        diesel::insert_into(roast_details::table)
+            .values(RoastDetailsRow::from_domain(lot_id, details))
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn roast_details_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, RoastDetails)>> {
+        roast_details::table
+            .filter(roast_details::roasted_lot_id.eq_any(id_texts(ids)))
+            .load::<RoastDetailsRow>(self.conn())
+            .store()?
+            .into_iter()
+            .map(RoastDetailsRow::into_domain)
+            .collect()
+    }
+
+    fn insert_roast_curves(&mut self, lot_id: Uuid, curves: &[RoastCurve]) -> StoreResult<()> {
+        let id = lot_id.to_string();
+        for (position, curve) in curves.iter().enumerate() {
+            let points: Vec<(i64, i64)> = curve
+                .data_points
+                .iter()
+                .map(|p| (p.time_ms, to_micros(p.value).unwrap_or_default()))
+                .collect();
+            let points =
+                serde_json::to_string(&points).map_err(|e| StoreError::Internal(e.to_string()))?;
+            diesel::insert_into(roast_curves::table)
+                .values((
+                    roast_curves::roasted_lot_id.eq(&id),
+                    roast_curves::position.eq(i32::try_from(position).unwrap_or(i32::MAX)),
+                    roast_curves::name.eq(&curve.name),
+                    roast_curves::unit.eq(&curve.unit),
+                    roast_curves::data_points.eq(points),
+                ))
+                .execute(self.conn())
+                .store()?;
+        }
+        Ok(())
+    }
+
+    fn roast_curves(&mut self, lot_id: Uuid) -> StoreResult<Vec<RoastCurve>> {
+        let rows: Vec<(String, String, String)> = roast_curves::table
+            .filter(roast_curves::roasted_lot_id.eq(lot_id.to_string()))
+            .order(roast_curves::position)
+            .select((
+                roast_curves::name,
+                roast_curves::unit,
+                roast_curves::data_points,
+            ))
+            .load(self.conn())
+            .store()?;
+        rows.into_iter()
+            .map(|(name, unit, points)| {
+                let points: Vec<(i64, i64)> =
+                    serde_json::from_str(&points).map_err(|e| corrupt("roast curve", e))?;
+                Ok(RoastCurve {
+                    name,
+                    unit,
+                    data_points: points
+                        .into_iter()
+                        .map(|(time_ms, micros)| DataPoint {
+                            time_ms,
+                            value: from_micros(micros),
+                        })
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+
+    fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
+        diesel::insert_into(profiles::table)
+            .values(ProfileRow::from_domain(profile)?)
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>> {
+        profiles::table
+            .find(id.to_string())
+            .first::<ProfileRow>(self.conn())
+            .optional()
+            .store()?
+            .map(ProfileRow::into_domain)
+            .transpose()
+    }
+
+    fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>> {
+        profiles::table
+            .filter(profiles::external_id.eq(external_id))
+            .first::<ProfileRow>(self.conn())
+            .optional()
+            .store()?
+            .map(ProfileRow::into_domain)
+            .transpose()
+    }
+
+    fn profiles_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Profile>> {
+        profiles::table
+            .filter(profiles::id.eq_any(id_texts(ids)))
+            .load::<ProfileRow>(self.conn())
+            .store()?
+            .into_iter()
+            .map(ProfileRow::into_domain)
+            .collect()
+    }
+}

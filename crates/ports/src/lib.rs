@@ -9,13 +9,17 @@
 //! command line). Nothing here knows about SQL, HTTP or JSON.
 
 pub mod account;
+pub mod blend;
+pub mod cupping;
 pub mod error;
 pub mod green_lot;
 pub mod location;
 pub mod order;
+pub mod physical;
 pub mod product;
 pub mod project;
 pub mod repo;
+pub mod roast;
 pub mod secret;
 pub mod store;
 pub mod system;

@@ -6,12 +6,21 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
+use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::cupping::{Cupping, CuppingState};
+use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::location::Location;
 use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::physical_analysis::PhysicalAnalysis;
 use roastery_domain::product::{Product, Sku, Variant};
+use roastery_domain::profile::Profile;
 use roastery_domain::project::Project;
+use roastery_domain::roast_curve::RoastCurve;
+use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -92,16 +101,114 @@ pub trait GreenLotRepo {
 }
 
 /// Roasted lots, roasts, profiles and curves (inventory.roast).
-pub trait RoastRepo {}
+///
+/// A roasted lot keeps its sources (`LotSource`) in the order they were given. By-ids loaders
+/// return the records found in any order; the use cases put them in the asked order.
+pub trait RoastRepo {
+    fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()>;
+    /// Writes the current weight, consumed date and last-modified date of a stored lot.
+    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()>;
+    fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>>;
+    fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>>;
+    /// Newest roasted date first; `from` (inclusive) filters on the roasted date.
+    fn list_roasted_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<RoastedLot>>;
+    fn insert_roast_details(&mut self, lot_id: Uuid, details: &RoastDetails) -> StoreResult<()>;
+    fn roast_details_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, RoastDetails)>>;
+    /// Stores the curves of a roast, keeping their order.
+    fn insert_roast_curves(&mut self, lot_id: Uuid, curves: &[RoastCurve]) -> StoreResult<()>;
+    fn roast_curves(&mut self, lot_id: Uuid) -> StoreResult<Vec<RoastCurve>>;
+    fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()>;
+    fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>>;
+    fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>>;
+    fn profiles_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Profile>>;
+}
 
 /// Blended lots (inventory.blend).
-pub trait BlendRepo {}
+pub trait BlendRepo {
+    fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()>;
+    fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>>;
+    /// Newest blended date first; `from` (inclusive) filters on the blended date.
+    fn list_blended_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<BlendedLot>>;
+}
+
+/// Which cuppings a listing returns: `startDate` from (inclusive) / to (exclusive), and a state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CuppingFilter {
+    pub start_from: Option<DateTime<Utc>>,
+    pub start_to: Option<DateTime<Utc>>,
+    pub state: Option<CuppingState>,
+}
+
+impl CuppingFilter {
+    pub fn matches(&self, c: &Cupping) -> bool {
+        self.start_from.is_none_or(|from| c.start_date() >= from)
+            && self.start_to.is_none_or(|to| c.start_date() < to)
+            && self.state.is_none_or(|s| c.state() == s)
+    }
+}
 
 /// Cuppings, cupped coffees and results (quality.cupping).
-pub trait CuppingRepo {}
+pub trait CuppingRepo {
+    /// Whether a green, roasted or blended lot with this id exists (consumed lots exist too).
+    /// Physical analyses use it as well.
+    fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool>;
+    fn insert_cupping(&mut self, cupping: &Cupping) -> StoreResult<()>;
+    fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>>;
+    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()>;
+    /// Newest `startDate` first.
+    fn list_cuppings(
+        &mut self,
+        filter: &CuppingFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Cupping>>;
+    /// The cuppings found among `ids`, in the order of `ids`.
+    fn cuppings_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Cupping>>;
+    fn insert_cupping_results(&mut self, results: &[CuppingResult]) -> StoreResult<()>;
+    /// The results of these cupped coffees: in the order of `cupped_coffee_ids`, then oldest
+    /// recorded first (id as tie-breaker).
+    fn cupping_results(&mut self, cupped_coffee_ids: &[Uuid]) -> StoreResult<Vec<CuppingResult>>;
+    /// Final score and scoring state of every result of these cupped coffees, by cupped coffee id.
+    fn result_scores(
+        &mut self,
+        cupped_coffee_ids: &[Uuid],
+    ) -> StoreResult<Vec<(Uuid, Score, ScoringState)>>;
+}
+
+/// Which physical analyses a listing returns: `analysisDate` from (inclusive) / to (exclusive),
+/// and the analysed lots (any when empty).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PhysicalFilter {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    pub lot_ids: Vec<Uuid>,
+}
+
+impl PhysicalFilter {
+    pub fn matches(&self, a: &PhysicalAnalysis) -> bool {
+        self.from.is_none_or(|from| a.analysis_date >= from)
+            && self.to.is_none_or(|to| a.analysis_date < to)
+            && (self.lot_ids.is_empty() || self.lot_ids.contains(&a.analysed_lot.id))
+    }
+}
 
 /// Physical analyses (quality.physical).
-pub trait PhysicalRepo {}
+pub trait PhysicalRepo {
+    fn insert_physical_analysis(&mut self, analysis: &PhysicalAnalysis) -> StoreResult<()>;
+    /// Newest `analysisDate` first.
+    fn list_physical_analyses(
+        &mut self,
+        filter: &PhysicalFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<PhysicalAnalysis>>;
+}
 
 /// A synced product that changed: the product as it will be and the variants it gains (already
 /// part of `product.variants`, at its end).

@@ -3,9 +3,15 @@
 use chrono::{TimeDelta, Utc};
 use std::str::FromStr;
 
+use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping_result::NewSensorialAttribute;
+use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
 use roastery_domain::price::Currency;
+use roastery_domain::stock::LotKind;
 use roastery_domain::weight::WeightUnit;
+use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus};
@@ -39,7 +45,8 @@ pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
         })?;
     }
     mrp(app)?;
-    green_lots(app, &locations)?;
+    let green = green_lots(app, &locations)?;
+    quality(app, &green)?;
     println!("demo data loaded");
     Ok(())
 }
@@ -142,7 +149,7 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
 fn green_lots<S: Store>(
     app: &Roastery<S>,
     locations: &[roastery_domain::location::Location],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<GreenLot>> {
     let warehouse = locations.first().and_then(|l| l.external_id.clone());
     let lots = [
         (
@@ -216,6 +223,98 @@ fn green_lots<S: Store>(
                 unit: WeightUnit::Kg,
             },
             destination_location_id: floor.id,
+        })?;
+    }
+    Ok(imported)
+}
+
+/// A closed cupping and an open one of the green lots, with scores, and a physical analysis of
+/// each green lot.
+fn quality<S: Store>(app: &Roastery<S>, green: &[GreenLot]) -> anyhow::Result<()> {
+    let d = |s: &str| Decimal::from_str(s);
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).map(|t| t.to_utc());
+    let lots: Vec<LotRef> = green
+        .iter()
+        .map(|lot| LotRef {
+            id: lot.id,
+            kind: LotKind::Green,
+        })
+        .collect();
+    for (start, scores, close) in [
+        (
+            "2026-02-10T09:00:00Z",
+            [["86.5", "85.75"], ["84", "83.25"]],
+            true,
+        ),
+        (
+            "2026-03-05T09:00:00Z",
+            [["87", "88.25"], ["82.5", "79"]],
+            false,
+        ),
+    ] {
+        let view = app.create_cupping(CreateCupping {
+            start_date: at(start)?,
+            cupping_sheet: "SCA Cupping Form".into(),
+            state: Some(CuppingState::Open),
+            coffees: lots.iter().take(2).copied().collect(),
+        })?;
+        let mut results = Vec::new();
+        for (coffee, scores) in view.cupping.coffees().iter().zip(scores) {
+            for (score, evaluator) in scores.into_iter().zip(["Maria", "Jonas"]) {
+                results.push(ResultInput {
+                    cupped_coffee_id: coffee.id,
+                    final_score: Some(d(score)?),
+                    scoring_state: None,
+                    evaluator: Some(evaluator.into()),
+                    note: Some("clean, sweet finish".into()),
+                    sensorial_attributes: vec![
+                        NewSensorialAttribute {
+                            name: "Acidity".into(),
+                            score: Some(d("8.25")?),
+                        },
+                        NewSensorialAttribute {
+                            name: "Body".into(),
+                            score: Some(d("7.75")?),
+                        },
+                    ],
+                });
+            }
+        }
+        let cupping_id = view.cupping.id();
+        app.record_cupping_results(RecordCuppingResults {
+            cupping_id,
+            results,
+        })?;
+        if close {
+            app.set_cupping_state(SetCuppingState {
+                cupping_id,
+                state: CuppingState::Closed,
+            })?;
+        }
+    }
+    for (i, lot) in lots.iter().enumerate() {
+        app.record_physical_analysis(NewPhysicalAnalysis {
+            analysis_date: at("2026-02-01T08:00:00Z")? + chrono::TimeDelta::days(i as i64),
+            analysed_lot: *lot,
+            moisture: Some(d("10.8")?),
+            water_activity: Some(d("0.56")?),
+            density: Some(d("702.5")?),
+            screen_sizes: vec![
+                NewScreenSize {
+                    size: "18".into(),
+                    percentage: Some(d("55.5")?),
+                },
+                NewScreenSize {
+                    size: "17".into(),
+                    percentage: Some(d("38")?),
+                },
+            ],
+            defects: vec![NewDefect {
+                name: "Quakers".into(),
+                count: Some(3),
+            }],
+            note: None,
+            evaluator: Some("QC lab".into()),
         })?;
     }
     Ok(())

@@ -1,9 +1,13 @@
 //! The operations, one module per namespace. A handler decodes its DTO, calls one use case and
 //! encodes the answer; rules live in the domain.
 
+mod blend;
 mod core;
+mod cupping;
 mod green;
 mod mrp;
+mod physical;
+mod roast;
 
 use std::sync::Arc;
 
@@ -31,7 +35,11 @@ fn operations(scope: Scope) -> &'static [&'static str] {
     match scope {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
         Scope::MrpProduct | Scope::MrpOrder => mrp::OPERATIONS,
+        Scope::QualityCupping => cupping::OPERATIONS,
+        Scope::QualityPhysical => physical::OPERATIONS,
         Scope::InventoryGreen => green::OPERATIONS,
+        Scope::InventoryRoast => roast::OPERATIONS,
+        Scope::InventoryBlend => blend::OPERATIONS,
         _ => &[],
     }
 }
@@ -59,7 +67,11 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
         Scope::MrpProduct | Scope::MrpOrder => mrp::call(ctx, body).await,
+        Scope::QualityCupping => cupping::call(ctx, body).await,
+        Scope::QualityPhysical => physical::call(ctx, body).await,
         Scope::InventoryGreen => green::call(ctx, body).await,
+        Scope::InventoryRoast => roast::call(ctx, body).await,
+        Scope::InventoryBlend => blend::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name

@@ -1,9 +1,42 @@
 //! In-memory blended lots.
 
-use super::MemTx;
-use crate::repo::BlendRepo;
+use chrono::{DateTime, Utc};
+use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::page::{Page, PageRequest};
+use uuid::Uuid;
+
+use super::{MemTx, page_newest_first};
+use crate::repo::{BlendRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
-pub struct BlendData {}
+pub struct BlendData {
+    lots: Vec<BlendedLot>,
+}
 
-impl BlendRepo for MemTx {}
+impl BlendRepo for MemTx {
+    fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        self.data.blend.lots.push(lot.clone());
+        Ok(())
+    }
+
+    fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
+        Ok(self.data.blend.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn list_blended_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<BlendedLot>> {
+        page_newest_first(
+            self.data
+                .blend
+                .lots
+                .iter()
+                .filter(|l| from.is_none_or(|from| l.blended_date >= from))
+                .cloned(),
+            |l| (l.blended_date, l.id),
+            page,
+        )
+    }
+}

@@ -1,9 +1,142 @@
 //! In-memory cuppings.
+//!
+//! [`CuppingRepo::lot_exists`] finds the green, roasted and blended lots of the in-memory store;
+//! use-case tests that need a lot but not its story may also register a bare lot id with
+//! [`register_lot`].
 
-use super::MemTx;
-use crate::repo::CuppingRepo;
+use std::collections::HashSet;
+
+use roastery_domain::cupping::{Cupping, CuppingState};
+use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::stock::LotKind;
+use uuid::Uuid;
+
+use super::{InMemoryStore, MemTx, page_newest_first};
+use crate::Store;
+use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
-pub struct CuppingData {}
+pub struct CuppingData {
+    /// Lots registered by tests: (kind, id).
+    lots: HashSet<(LotKind, Uuid)>,
+    cuppings: Vec<Cupping>,
+    results: Vec<CuppingResult>,
+}
 
-impl CuppingRepo for MemTx {}
+/// Makes a lot of `kind` with this id exist for [`CuppingRepo::lot_exists`].
+pub fn register_lot(store: &InMemoryStore, kind: LotKind, id: Uuid) {
+    store
+        .write(|tx| {
+            tx.data.cupping.lots.insert((kind, id));
+            Ok(())
+        })
+        .unwrap_or_default();
+}
+
+impl CuppingRepo for MemTx {
+    fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool> {
+        let stored = match kind {
+            LotKind::Green => self.green_lot(id)?.is_some(),
+            LotKind::Roasted => self.roasted_lot(id)?.is_some(),
+            LotKind::Blended => self.blended_lot(id)?.is_some(),
+        };
+        Ok(stored || self.data.cupping.lots.contains(&(kind, id)))
+    }
+
+    fn insert_cupping(&mut self, cupping: &Cupping) -> StoreResult<()> {
+        self.data.cupping.cuppings.push(cupping.clone());
+        Ok(())
+    }
+
+    fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>> {
+        Ok(self
+            .data
+            .cupping
+            .cuppings
+            .iter()
+            .find(|c| c.id() == id)
+            .cloned())
+    }
+
+    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()> {
+        if let Some(c) = self.data.cupping.cuppings.iter_mut().find(|c| c.id() == id) {
+            *c = Cupping::restore(
+                c.id(),
+                c.number(),
+                c.start_date(),
+                state,
+                c.cupping_sheet().to_owned(),
+                c.coffees().to_vec(),
+            );
+        }
+        Ok(())
+    }
+
+    fn list_cuppings(
+        &mut self,
+        filter: &CuppingFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Cupping>> {
+        page_newest_first(
+            self.data
+                .cupping
+                .cuppings
+                .iter()
+                .filter(|c| filter.matches(c))
+                .cloned(),
+            |c| (c.start_date(), c.id()),
+            page,
+        )
+    }
+
+    fn cuppings_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Cupping>> {
+        Ok(ids
+            .iter()
+            .filter_map(|id| {
+                self.data
+                    .cupping
+                    .cuppings
+                    .iter()
+                    .find(|c| c.id() == *id)
+                    .cloned()
+            })
+            .collect())
+    }
+
+    fn insert_cupping_results(&mut self, results: &[CuppingResult]) -> StoreResult<()> {
+        self.data.cupping.results.extend_from_slice(results);
+        Ok(())
+    }
+
+    fn cupping_results(&mut self, cupped_coffee_ids: &[Uuid]) -> StoreResult<Vec<CuppingResult>> {
+        let mut found = Vec::new();
+        for id in cupped_coffee_ids {
+            let mut of_coffee: Vec<CuppingResult> = self
+                .data
+                .cupping
+                .results
+                .iter()
+                .filter(|r| r.cupped_coffee_id == *id)
+                .cloned()
+                .collect();
+            of_coffee.sort_by_key(|r| (r.recorded_at, r.id));
+            found.extend(of_coffee);
+        }
+        Ok(found)
+    }
+
+    fn result_scores(
+        &mut self,
+        cupped_coffee_ids: &[Uuid],
+    ) -> StoreResult<Vec<(Uuid, Score, ScoringState)>> {
+        Ok(self
+            .data
+            .cupping
+            .results
+            .iter()
+            .filter(|r| cupped_coffee_ids.contains(&r.cupped_coffee_id))
+            .map(|r| (r.cupped_coffee_id, r.final_score, r.scoring_state))
+            .collect())
+    }
+}

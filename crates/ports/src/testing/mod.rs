@@ -6,6 +6,7 @@
 mod blend;
 mod core;
 mod cupping;
+pub use cupping::register_lot;
 mod green;
 mod order;
 mod physical;

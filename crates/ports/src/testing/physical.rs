@@ -1,9 +1,36 @@
 //! In-memory physical analyses.
 
-use super::MemTx;
-use crate::repo::PhysicalRepo;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::physical_analysis::PhysicalAnalysis;
+
+use super::{MemTx, page_newest_first};
+use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
-pub struct PhysicalData {}
+pub struct PhysicalData {
+    analyses: Vec<PhysicalAnalysis>,
+}
 
-impl PhysicalRepo for MemTx {}
+impl PhysicalRepo for MemTx {
+    fn insert_physical_analysis(&mut self, analysis: &PhysicalAnalysis) -> StoreResult<()> {
+        self.data.physical.analyses.push(analysis.clone());
+        Ok(())
+    }
+
+    fn list_physical_analyses(
+        &mut self,
+        filter: &PhysicalFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<PhysicalAnalysis>> {
+        page_newest_first(
+            self.data
+                .physical
+                .analyses
+                .iter()
+                .filter(|a| filter.matches(a))
+                .cloned(),
+            |a| (a.analysis_date, a.id),
+            page,
+        )
+    }
+}

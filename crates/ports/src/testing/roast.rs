@@ -1,9 +1,132 @@
 //! In-memory roasted lots, profiles and curves.
 
-use super::MemTx;
-use crate::repo::RoastRepo;
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::profile::Profile;
+use roastery_domain::roast_curve::RoastCurve;
+use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roasted_lot::RoastedLot;
+use uuid::Uuid;
+
+use super::{MemTx, page_newest_first};
+use crate::repo::{RoastRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
-pub struct RoastData {}
+pub struct RoastData {
+    lots: Vec<RoastedLot>,
+    details: BTreeMap<Uuid, RoastDetails>,
+    curves: BTreeMap<Uuid, Vec<RoastCurve>>,
+    profiles: Vec<Profile>,
+}
 
-impl RoastRepo for MemTx {}
+impl RoastRepo for MemTx {
+    fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        self.data.roast.lots.push(lot.clone());
+        Ok(())
+    }
+
+    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        if let Some(stored) = self.data.roast.lots.iter_mut().find(|l| l.id == lot.id) {
+            stored.stock = lot.stock;
+            stored.last_modified_at = lot.last_modified_at;
+        }
+        Ok(())
+    }
+
+    fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
+        Ok(self.data.roast.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>> {
+        Ok(self
+            .data
+            .roast
+            .lots
+            .iter()
+            .filter(|l| ids.contains(&l.id))
+            .cloned()
+            .collect())
+    }
+
+    fn list_roasted_lots(
+        &mut self,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Page<RoastedLot>> {
+        page_newest_first(
+            self.data
+                .roast
+                .lots
+                .iter()
+                .filter(|l| from.is_none_or(|from| l.roasted_date >= from))
+                .cloned(),
+            |l| (l.roasted_date, l.id),
+            page,
+        )
+    }
+
+    fn insert_roast_details(&mut self, lot_id: Uuid, details: &RoastDetails) -> StoreResult<()> {
+        self.data.roast.details.insert(lot_id, details.clone());
+        Ok(())
+    }
+
+    fn roast_details_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, RoastDetails)>> {
+        Ok(ids
+            .iter()
+            .filter_map(|id| self.data.roast.details.get(id).map(|d| (*id, d.clone())))
+            .collect())
+    }
+
+    fn insert_roast_curves(&mut self, lot_id: Uuid, curves: &[RoastCurve]) -> StoreResult<()> {
+        self.data.roast.curves.insert(lot_id, curves.to_vec());
+        Ok(())
+    }
+
+    fn roast_curves(&mut self, lot_id: Uuid) -> StoreResult<Vec<RoastCurve>> {
+        Ok(self
+            .data
+            .roast
+            .curves
+            .get(&lot_id)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
+        self.data.roast.profiles.push(profile.clone());
+        Ok(())
+    }
+
+    fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>> {
+        Ok(self
+            .data
+            .roast
+            .profiles
+            .iter()
+            .find(|p| p.id == id)
+            .cloned())
+    }
+
+    fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>> {
+        Ok(self
+            .data
+            .roast
+            .profiles
+            .iter()
+            .find(|p| p.external_id.as_deref() == Some(external_id))
+            .cloned())
+    }
+
+    fn profiles_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Profile>> {
+        Ok(self
+            .data
+            .roast
+            .profiles
+            .iter()
+            .filter(|p| ids.contains(&p.id))
+            .cloned()
+            .collect())
+    }
+}

@@ -1,0 +1,128 @@
+//! inventory.blend: creating blends from roasted lots and listing blended lots.
+
+use actix_web::HttpResponse;
+use actix_web::web::Bytes;
+use roastery_ports::Store;
+use roastery_ports::blend::{BlendedLotView, CreateBlend};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Ctx;
+use super::roast::{
+    DateFrom, LotLocationDto, LotSourceDto, ObjectRefDto, UsedLotData, project_names, used_lots,
+};
+use crate::decode::decode;
+use crate::error::ApiError;
+use crate::wire::{Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
+
+pub const OPERATIONS: &[&str] = &[
+    "inventory.blend.listBlendedLots",
+    "inventory.blend.createBlend",
+];
+
+pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
+    match ctx.operation.name {
+        "inventory.blend.createBlend" => create_blend(ctx, &body).await,
+        _ => list_blended_lots(ctx, &body).await,
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlendedLotDto {
+    pub id: Uuid,
+    pub lot_number: String,
+    pub name: String,
+    pub weight: WeightDto,
+    pub roasted_lots: Vec<LotSourceDto>,
+    pub location: LotLocationDto,
+    pub blended_date: Instant,
+    pub projects: Vec<ObjectRefDto>,
+    pub consumed_date: Option<Instant>,
+}
+
+impl From<BlendedLotView> for BlendedLotDto {
+    fn from(v: BlendedLotView) -> Self {
+        let lot = v.lot;
+        Self {
+            id: lot.id,
+            lot_number: lot.lot_number(),
+            name: lot.name,
+            weight: lot.stock.weight().into(),
+            roasted_lots: lot.sources.into_iter().map(Into::into).collect(),
+            location: v.location.into(),
+            blended_date: lot.blended_date.into(),
+            projects: lot
+                .projects
+                .into_iter()
+                .map(|p| ObjectRefDto {
+                    id: p.id,
+                    name: p.name,
+                })
+                .collect(),
+            consumed_date: lot.stock.consumed_at().map(Into::into),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlendedLotResult {
+    pub blended_lot: BlendedLotDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlendedLotsResult {
+    pub blended_lots: Vec<BlendedLotDto>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateBlendData {
+    pub name: Option<String>,
+    pub location_id: Option<Uuid>,
+    pub blended_date: Option<Instant>,
+    pub roasted_lots: Option<Vec<UsedLotData>>,
+    pub projects: Option<Vec<NameRef>>,
+}
+
+async fn create_blend<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<CreateBlendData>>(body)?.data()?;
+    let cmd = CreateBlend {
+        name: required(data.name, "data.name")?,
+        location_id: required(data.location_id, "data.locationId")?,
+        blended_date: required(data.blended_date, "data.blendedDate")?.0,
+        roasted_lots: used_lots(data.roasted_lots, "data.roastedLots")?,
+        projects: project_names(data.projects, "data.projects")?,
+    };
+    let view = ctx.run(move |app| app.create_blend(cmd)).await?;
+    ctx.ok(BlendedLotResult {
+        blended_lot: view.into(),
+    })
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListBlendedLotsFilter {
+    pub blended_date: Option<DateFrom>,
+}
+
+async fn list_blended_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<ListBlendedLotsFilter>>(body)?.into_parts();
+    let page = ctx.page_request(&pagination)?;
+    let from = filter
+        .and_then(|f| f.blended_date)
+        .and_then(|d| d.from)
+        .map(|i| i.0);
+    let page = ctx
+        .run(move |app| app.list_blended_lots(from, page))
+        .await?;
+    ctx.page(
+        BlendedLotsResult {
+            blended_lots: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}

@@ -1,0 +1,426 @@
+//! quality.cupping: cuppings, their cupped coffees with result summaries, and cupping results.
+
+use actix_web::HttpResponse;
+use actix_web::web::Bytes;
+use roastery_domain::BrokenRule;
+use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping_result::{CuppingResult, NewSensorialAttribute, ScoringState};
+use roastery_ports::Store;
+use roastery_ports::cupping::{
+    CreateCupping, CuppingView, RecordCuppingResults, ResultInput, SetCuppingState,
+};
+use roastery_ports::repo::CuppingFilter;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Ctx;
+use crate::decode::decode;
+use crate::error::ApiError;
+use crate::wire::{Amount, Instant, NameRef, ReadRequest, WriteRequest, required};
+
+pub const OPERATIONS: &[&str] = &[
+    "quality.cupping.listCuppings",
+    "quality.cupping.getCuppingsByIds",
+    "quality.cupping.listCuppingResults",
+    "quality.cupping.createCupping",
+    "quality.cupping.setCuppingState",
+    "quality.cupping.recordCuppingResults",
+];
+
+pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
+    match ctx.operation.name {
+        "quality.cupping.listCuppings" => list_cuppings(ctx, &body).await,
+        "quality.cupping.getCuppingsByIds" => get_cuppings_by_ids(ctx, &body).await,
+        "quality.cupping.listCuppingResults" => list_cupping_results(ctx, &body).await,
+        "quality.cupping.createCupping" => create_cupping(ctx, &body).await,
+        "quality.cupping.setCuppingState" => set_cupping_state(ctx, &body).await,
+        _ => record_cupping_results(ctx, &body).await,
+    }
+}
+
+/// A wire value the domain refuses to parse (an unknown enum name, …), reported for `field`.
+pub(super) fn refused(field: &str, err: impl BrokenRule) -> ApiError {
+    ApiError::violation(err.violation(), format!("{field}: {err}"))
+}
+
+/// `{"id", "type"}`: a green, roasted or blended lot.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct LotRefDto {
+    pub id: Option<Uuid>,
+    /// `INVENTORY_GREEN`, `INVENTORY_ROAST` or `INVENTORY_BLEND`.
+    #[serde(rename = "type")]
+    pub lot_type: Option<String>,
+}
+
+impl LotRefDto {
+    pub(super) fn parse(
+        id: Option<Uuid>,
+        lot_type: Option<String>,
+        field: &str,
+    ) -> Result<LotRef, ApiError> {
+        let id = required(id, &format!("{field}.id"))?;
+        let lot_type = required(lot_type, &format!("{field}.type"))?;
+        LotRef::parse(id, &lot_type).map_err(|e| refused(&format!("{field}.type"), e))
+    }
+}
+
+impl From<LotRef> for LotRefDto {
+    fn from(l: LotRef) -> Self {
+        Self {
+            id: Some(l.id),
+            lot_type: Some(l.kind.reference_type().to_owned()),
+        }
+    }
+}
+
+/// `{"from", "to"}`: from inclusive, to exclusive.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct DateRange {
+    pub from: Option<Instant>,
+    pub to: Option<Instant>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultSummaryDto {
+    pub average_score: Option<Amount>,
+    pub result_count: usize,
+    pub min_score: Option<Amount>,
+    pub max_score: Option<Amount>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CuppedCoffeeDto {
+    pub id: Uuid,
+    pub cupped_coffee_number: String,
+    /// Equals `resultSummary.averageScore`; null without included results.
+    pub average_score: Option<Amount>,
+    pub cupped_lot: LotRefDto,
+    pub result_summary: ResultSummaryDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CuppingDto {
+    pub id: Uuid,
+    pub cupping_number: String,
+    pub start_date: Instant,
+    /// `DRAFT`, `OPEN` or `CLOSED`.
+    pub state: String,
+    pub cupping_sheet: NameRef,
+    pub cupped_coffees: Vec<CuppedCoffeeDto>,
+}
+
+impl From<CuppingView> for CuppingDto {
+    fn from(v: CuppingView) -> Self {
+        let cupped_coffees = v
+            .coffees()
+            .map(|(cc, s)| CuppedCoffeeDto {
+                id: cc.id,
+                cupped_coffee_number: cc.display_number(),
+                average_score: s.average_score.map(Amount),
+                cupped_lot: cc.lot.into(),
+                result_summary: ResultSummaryDto {
+                    average_score: s.average_score.map(Amount),
+                    result_count: s.result_count,
+                    min_score: s.min_score.map(Amount),
+                    max_score: s.max_score.map(Amount),
+                },
+            })
+            .collect();
+        let c = v.cupping;
+        Self {
+            id: c.id(),
+            cupping_number: c.display_number(),
+            start_date: c.start_date().into(),
+            state: c.state().as_str().to_owned(),
+            cupping_sheet: NameRef {
+                name: Some(c.cupping_sheet().to_owned()),
+            },
+            cupped_coffees,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SensorialAttributeDto {
+    pub name: String,
+    pub score: Amount,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CuppingResultDto {
+    pub id: Uuid,
+    pub cupped_coffee_id: Uuid,
+    pub note: Option<String>,
+    pub final_score: Amount,
+    /// `INCLUDED` or `EXCLUDED`.
+    pub scoring_state: String,
+    pub evaluator: Option<NameRef>,
+    pub sensorial_attributes: Vec<SensorialAttributeDto>,
+}
+
+impl From<CuppingResult> for CuppingResultDto {
+    fn from(r: CuppingResult) -> Self {
+        Self {
+            id: r.id,
+            cupped_coffee_id: r.cupped_coffee_id,
+            note: r.note,
+            final_score: Amount(r.final_score.value()),
+            scoring_state: r.scoring_state.as_str().to_owned(),
+            evaluator: r.evaluator.map(|name| NameRef { name: Some(name) }),
+            sensorial_attributes: r
+                .sensorial_attributes
+                .into_iter()
+                .map(|a| SensorialAttributeDto {
+                    name: a.name,
+                    score: Amount(a.score.value()),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CuppingResultEnvelope {
+    pub cupping: CuppingDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CuppingsResult {
+    pub cuppings: Vec<CuppingDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CuppingResultsResult {
+    pub cupping_results: Vec<CuppingResultDto>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CoffeeInput {
+    pub lot_id: Option<Uuid>,
+    #[serde(rename = "type")]
+    pub lot_type: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateCuppingData {
+    pub start_date: Option<Instant>,
+    pub cupping_sheet: Option<NameRef>,
+    /// `DRAFT` (default) or `OPEN`.
+    pub state: Option<String>,
+    pub coffees: Option<Vec<CoffeeInput>>,
+}
+
+fn state(value: &str, field: &str) -> Result<CuppingState, ApiError> {
+    CuppingState::parse(value).map_err(|e| refused(field, e))
+}
+
+async fn create_cupping<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<CreateCuppingData>>(body)?.data()?;
+    let sheet = required(data.cupping_sheet, "data.cuppingSheet")?;
+    let coffees = required(data.coffees, "data.coffees")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let field = format!("data.coffees[{i}]");
+            let id = required(c.lot_id, &format!("{field}.lotId"))?;
+            LotRefDto::parse(Some(id), c.lot_type, &field)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let cmd = CreateCupping {
+        start_date: required(data.start_date, "data.startDate")?.0,
+        cupping_sheet: required(sheet.name, "data.cuppingSheet.name")?,
+        state: data.state.map(|s| state(&s, "data.state")).transpose()?,
+        coffees,
+    };
+    let view = ctx.run(move |app| app.create_cupping(cmd)).await?;
+    ctx.ok(CuppingResultEnvelope {
+        cupping: view.into(),
+    })
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetCuppingStateData {
+    pub cupping_id: Option<Uuid>,
+    pub state: Option<String>,
+}
+
+async fn set_cupping_state<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<SetCuppingStateData>>(body)?.data()?;
+    let cmd = SetCuppingState {
+        cupping_id: required(data.cupping_id, "data.cuppingId")?,
+        state: state(&required(data.state, "data.state")?, "data.state")?,
+    };
+    let view = ctx.run(move |app| app.set_cupping_state(cmd)).await?;
+    ctx.ok(CuppingResultEnvelope {
+        cupping: view.into(),
+    })
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SensorialAttributeInput {
+    pub name: Option<String>,
+    pub score: Option<Amount>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultData {
+    pub cupped_coffee_id: Option<Uuid>,
+    pub evaluator: Option<NameRef>,
+    /// 0 to 100.
+    pub final_score: Option<Amount>,
+    /// `INCLUDED` (default) or `EXCLUDED`.
+    pub scoring_state: Option<String>,
+    pub note: Option<String>,
+    pub sensorial_attributes: Option<Vec<SensorialAttributeInput>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordCuppingResultsData {
+    pub cupping_id: Option<Uuid>,
+    pub results: Option<Vec<ResultData>>,
+}
+
+fn result_input(i: usize, r: ResultData) -> Result<ResultInput, ApiError> {
+    let field = format!("data.results[{i}]");
+    let sensorial_attributes = r
+        .sensorial_attributes
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(j, a)| {
+            Ok(NewSensorialAttribute {
+                name: required(a.name, &format!("{field}.sensorialAttributes[{j}].name"))?,
+                score: Some(
+                    required(a.score, &format!("{field}.sensorialAttributes[{j}].score"))?.0,
+                ),
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(ResultInput {
+        cupped_coffee_id: required(r.cupped_coffee_id, &format!("{field}.cuppedCoffeeId"))?,
+        final_score: Some(required(r.final_score, &format!("{field}.finalScore"))?.0),
+        scoring_state: r
+            .scoring_state
+            .map(|s| {
+                ScoringState::parse(&s).map_err(|e| refused(&format!("{field}.scoringState"), e))
+            })
+            .transpose()?,
+        evaluator: r.evaluator.and_then(|e| e.name),
+        note: r.note,
+        sensorial_attributes,
+    })
+}
+
+async fn record_cupping_results<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<RecordCuppingResultsData>>(body)?.data()?;
+    let cupping_id = required(data.cupping_id, "data.cuppingId")?;
+    let results = required(data.results, "data.results")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| result_input(i, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cmd = RecordCuppingResults {
+        cupping_id,
+        results,
+    };
+    let recorded = ctx.run(move |app| app.record_cupping_results(cmd)).await?;
+    ctx.ok(CuppingResultsResult {
+        cupping_results: recorded.into_iter().map(Into::into).collect(),
+    })
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListCuppingsFilter {
+    pub start_date: Option<DateRange>,
+    pub state: Option<String>,
+}
+
+async fn list_cuppings<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<ListCuppingsFilter>>(body)?.into_parts();
+    let filter = filter.unwrap_or_default();
+    let range = filter.start_date.unwrap_or_default();
+    let filter = CuppingFilter {
+        start_from: range.from.map(|i| i.0),
+        start_to: range.to.map(|i| i.0),
+        state: filter
+            .state
+            .map(|s| state(&s, "params.filter.state"))
+            .transpose()?,
+    };
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx.run(move |app| app.list_cuppings(filter, page)).await?;
+    ctx.page(
+        CuppingsResult {
+            cuppings: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CuppingIdsFilter {
+    pub cupping_ids: Option<Vec<Uuid>>,
+}
+
+async fn get_cuppings_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<CuppingIdsFilter>>(body)?.into_parts();
+    let ids = required(
+        filter.and_then(|f| f.cupping_ids),
+        "params.filter.cuppingIds",
+    )?;
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx
+        .run(move |app| app.get_cuppings_by_ids(ids, page))
+        .await?;
+    ctx.page(
+        CuppingsResult {
+            cuppings: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CuppedCoffeeIdsFilter {
+    pub cupped_coffee_ids: Option<Vec<Uuid>>,
+}
+
+async fn list_cupping_results<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<CuppedCoffeeIdsFilter>>(body)?.into_parts();
+    let ids = required(
+        filter.and_then(|f| f.cupped_coffee_ids),
+        "params.filter.cuppedCoffeeIds",
+    )?;
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx
+        .run(move |app| app.list_cupping_results(ids, page))
+        .await?;
+    ctx.page(
+        CuppingResultsResult {
+            cupping_results: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}

@@ -1,0 +1,804 @@
+//! inventory.roast: roasted lots, roast details and curves, processing profiles; recording a
+//! roast, importing a profile and setting a roasted lot's weight.
+
+use actix_web::HttpResponse;
+use actix_web::web::Bytes;
+use roastery_domain::BrokenRule;
+use roastery_domain::lot_source::LotSource;
+use roastery_domain::measure::{Measure, Unit};
+use roastery_domain::profile::ComponentDraft;
+use roastery_domain::roast_curve::{DataPoint, RoastCurve};
+use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::weight::WeightUnit;
+use roastery_ports::Store;
+use roastery_ports::green_lot::WeightInput;
+use roastery_ports::roast::{
+    CurveDraft, ImportProfile, LocationRef, LotRef, ProfileView, RecordRoast, RoastDetailsView,
+    RoastedLotView, SetRoastedLotWeight,
+};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Ctx;
+use crate::decode::decode;
+use crate::error::ApiError;
+use crate::wire::{Amount, Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
+
+pub const OPERATIONS: &[&str] = &[
+    "inventory.roast.listRoastedLots",
+    "inventory.roast.getRoastedLotsByIds",
+    "inventory.roast.getRoastDetailsByIds",
+    "inventory.roast.getRoastCurvesById",
+    "inventory.roast.getProfilesByIds",
+    "inventory.roast.recordRoast",
+    "inventory.roast.importProfile",
+    "inventory.roast.setRoastedLotWeight",
+];
+
+pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
+    match ctx.operation.name {
+        "inventory.roast.listRoastedLots" => list_roasted_lots(ctx, &body).await,
+        "inventory.roast.getRoastedLotsByIds" => roasted_lots_by_ids(ctx, &body).await,
+        "inventory.roast.getRoastDetailsByIds" => roast_details_by_ids(ctx, &body).await,
+        "inventory.roast.getRoastCurvesById" => roast_curves_by_id(ctx, &body).await,
+        "inventory.roast.getProfilesByIds" => profiles_by_ids(ctx, &body).await,
+        "inventory.roast.recordRoast" => record_roast(ctx, &body).await,
+        "inventory.roast.importProfile" => import_profile(ctx, &body).await,
+        _ => set_roasted_lot_weight(ctx, &body).await,
+    }
+}
+
+// ---- shared wire pieces (also used by inventory.blend) ----
+
+fn rule(field: &str, err: impl BrokenRule) -> ApiError {
+    ApiError::violation(err.violation(), format!("{field}: {err}"))
+}
+
+/// A weight as given: amount and a known unit. Its sign is judged by the use case, after the
+/// lookups, so that an unknown lot ranks before a negative weight.
+pub(super) fn weight_input(dto: Option<WeightDto>, field: &str) -> Result<WeightInput, ApiError> {
+    let dto = required(dto, field)?;
+    let amount = required(dto.amount, &format!("{field}.amount"))?;
+    let unit = required(dto.unit, &format!("{field}.unit"))?;
+    let unit = WeightUnit::parse(&unit).map_err(|e| rule(field, e))?;
+    Ok(WeightInput {
+        amount: amount.0,
+        unit,
+    })
+}
+
+/// `[{"id", "usedWeight"}]` of a roast or blend.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UsedLotData {
+    pub id: Option<Uuid>,
+    pub used_weight: Option<WeightDto>,
+}
+
+pub(super) fn used_lots(
+    lots: Option<Vec<UsedLotData>>,
+    field: &str,
+) -> Result<Vec<(Uuid, WeightInput)>, ApiError> {
+    required(lots, field)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            Ok((
+                required(l.id, &format!("{field}[{i}].id"))?,
+                weight_input(l.used_weight, &format!("{field}[{i}].usedWeight"))?,
+            ))
+        })
+        .collect()
+}
+
+/// `[{"name"}]` project references: every name is required.
+pub(super) fn project_names(
+    projects: Option<Vec<NameRef>>,
+    field: &str,
+) -> Result<Vec<String>, ApiError> {
+    projects
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| required(p.name, &format!("{field}[{i}].name")))
+        .collect()
+}
+
+/// `{"from"}` of a date filter (inclusive).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct DateFrom {
+    pub from: Option<Instant>,
+}
+
+/// `{"id", "externalId"}`
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LotLocationDto {
+    pub id: Uuid,
+    pub external_id: Option<String>,
+}
+
+impl From<LocationRef> for LotLocationDto {
+    fn from(l: LocationRef) -> Self {
+        Self {
+            id: l.id,
+            external_id: l.external_id,
+        }
+    }
+}
+
+/// `LotSource`: `{"id", "name", "externalId", "usedWeight"}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LotSourceDto {
+    pub id: Uuid,
+    pub name: String,
+    pub external_id: Option<String>,
+    pub used_weight: WeightDto,
+}
+
+impl From<LotSource> for LotSourceDto {
+    fn from(s: LotSource) -> Self {
+        Self {
+            id: s.lot_id,
+            name: s.name,
+            external_id: s.external_id,
+            used_weight: s.used_weight.into(),
+        }
+    }
+}
+
+/// `ObjectReference`: `{"id", "name"}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ObjectRefDto {
+    pub id: Uuid,
+    pub name: String,
+}
+
+impl From<LotRef> for ObjectRefDto {
+    fn from(r: LotRef) -> Self {
+        Self {
+            id: r.id,
+            name: r.name,
+        }
+    }
+}
+
+/// `NameReference` on output: always an object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NameDto {
+    pub name: String,
+}
+
+// ---- roasted lots ----
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WeightLossDto {
+    pub amount: Amount,
+    pub unit: String,
+    /// Of the used green weight, rounded half-even to 2 decimals.
+    pub percentage: Amount,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileRefDto {
+    pub id: Uuid,
+    pub name: String,
+    pub external_id: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastedLotDto {
+    pub id: Uuid,
+    pub lot_number: String,
+    pub name: String,
+    pub weight: WeightDto,
+    pub weight_loss: WeightLossDto,
+    pub green_lots: Vec<LotSourceDto>,
+    pub profile: Option<ProfileRefDto>,
+    pub location: LotLocationDto,
+    pub roasted_date: Instant,
+    pub projects: Vec<NameDto>,
+    pub consumed_date: Option<Instant>,
+}
+
+impl TryFrom<RoastedLotView> for RoastedLotDto {
+    type Error = ApiError;
+
+    fn try_from(v: RoastedLotView) -> Result<Self, ApiError> {
+        let lot = v.lot;
+        let loss = lot.weight_loss().map_err(ApiError::internal)?;
+        Ok(Self {
+            id: lot.id,
+            lot_number: lot.lot_number(),
+            name: lot.name,
+            weight: lot.stock.weight().into(),
+            weight_loss: WeightLossDto {
+                amount: Amount(loss.amount.amount()),
+                unit: loss.amount.unit().as_str().to_owned(),
+                percentage: Amount(loss.percentage),
+            },
+            green_lots: lot.sources.into_iter().map(Into::into).collect(),
+            profile: v.profile.map(|p| ProfileRefDto {
+                id: p.id,
+                name: p.name,
+                external_id: p.external_id,
+            }),
+            location: v.location.into(),
+            roasted_date: lot.roasted_date.into(),
+            projects: lot
+                .projects
+                .into_iter()
+                .map(|p| NameDto { name: p.name })
+                .collect(),
+            consumed_date: lot.stock.consumed_at().map(Into::into),
+        })
+    }
+}
+
+fn roasted_dtos(views: Vec<RoastedLotView>) -> Result<Vec<RoastedLotDto>, ApiError> {
+    views.into_iter().map(TryInto::try_into).collect()
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastedLotsResult {
+    pub roasted_lots: Vec<RoastedLotDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastedLotResult {
+    pub roasted_lot: RoastedLotDto,
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListRoastedLotsFilter {
+    pub roasted_date: Option<DateFrom>,
+}
+
+async fn list_roasted_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<ListRoastedLotsFilter>>(body)?.into_parts();
+    let page = ctx.page_request(&pagination)?;
+    let from = filter
+        .and_then(|f| f.roasted_date)
+        .and_then(|d| d.from)
+        .map(|i| i.0);
+    let page = ctx
+        .run(move |app| app.list_roasted_lots(from, page))
+        .await?;
+    ctx.page(
+        RoastedLotsResult {
+            roasted_lots: roasted_dtos(page.items)?,
+        },
+        page.next,
+    )
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastedLotIdsFilter {
+    pub roasted_lot_ids: Option<Vec<Uuid>>,
+}
+
+fn roasted_lot_ids(filter: Option<RoastedLotIdsFilter>) -> Result<Vec<Uuid>, ApiError> {
+    required(
+        filter.and_then(|f| f.roasted_lot_ids),
+        "params.filter.roastedLotIds",
+    )
+}
+
+async fn roasted_lots_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<RoastedLotIdsFilter>>(body)?.into_parts();
+    let ids = roasted_lot_ids(filter)?;
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx
+        .run(move |app| app.roasted_lots_by_ids(ids, page))
+        .await?;
+    ctx.page(
+        RoastedLotsResult {
+            roasted_lots: roasted_dtos(page.items)?,
+        },
+        page.next,
+    )
+}
+
+async fn set_roasted_lot_weight<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Data {
+        roasted_lot_id: Option<Uuid>,
+        weight: Option<WeightDto>,
+    }
+    let data = decode::<WriteRequest<Data>>(body)?.data()?;
+    let cmd = SetRoastedLotWeight {
+        roasted_lot_id: required(data.roasted_lot_id, "data.roastedLotId")?,
+        weight: weight_input(data.weight, "data.weight")?,
+    };
+    let view = ctx.run(move |app| app.set_roasted_lot_weight(cmd)).await?;
+    ctx.ok(RoastedLotResult {
+        roasted_lot: view.try_into()?,
+    })
+}
+
+// ---- roast details ----
+
+/// `"name"` or `{"name": "name"}`. Only strings inside: untagged enums buffer their input, which
+/// exact decimal amounts do not survive.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum NameInput {
+    Name(String),
+    Object(NameRef),
+}
+
+impl NameInput {
+    fn into_name(self) -> Option<String> {
+        match self {
+            Self::Name(name) => Some(name),
+            Self::Object(r) => r.name,
+        }
+    }
+}
+
+/// A temperature, time or roast value: `{"amount", "unit"}`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct MeasureDto {
+    pub amount: Option<Amount>,
+    pub unit: Option<String>,
+}
+
+impl MeasureDto {
+    fn parse<U: Unit>(dto: Option<Self>, field: &str) -> Result<Option<Measure<U>>, ApiError> {
+        let Some(dto) = dto else { return Ok(None) };
+        let amount = required(dto.amount, &format!("{field}.amount"))?;
+        let unit = required(dto.unit, &format!("{field}.unit"))?;
+        Measure::parse(amount.0, &unit)
+            .map(Some)
+            .map_err(|e| rule(field, e))
+    }
+}
+
+impl<U: Unit> From<Measure<U>> for MeasureDto {
+    fn from(m: Measure<U>) -> Self {
+        Self {
+            amount: Some(Amount(m.amount())),
+            unit: Some(m.unit().as_str().to_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastDetailsData {
+    pub roast_technician: Option<NameInput>,
+    pub note: Option<String>,
+    pub start_temperature: Option<MeasureDto>,
+    pub end_temperature: Option<MeasureDto>,
+    pub roast_value: Option<MeasureDto>,
+    pub roast_value2: Option<MeasureDto>,
+    pub roast_duration: Option<MeasureDto>,
+    pub first_crack_time: Option<MeasureDto>,
+    pub color_change_time: Option<MeasureDto>,
+    pub machine: Option<NameInput>,
+}
+
+impl RoastDetailsData {
+    fn into_draft(self) -> Result<RoastDetails, ApiError> {
+        const F: &str = "data.details";
+        Ok(RoastDetails {
+            roast_technician: self.roast_technician.and_then(NameInput::into_name),
+            note: self.note,
+            start_temperature: MeasureDto::parse(
+                self.start_temperature,
+                &format!("{F}.startTemperature"),
+            )?,
+            end_temperature: MeasureDto::parse(
+                self.end_temperature,
+                &format!("{F}.endTemperature"),
+            )?,
+            roast_value: MeasureDto::parse(self.roast_value, &format!("{F}.roastValue"))?,
+            roast_value2: MeasureDto::parse(self.roast_value2, &format!("{F}.roastValue2"))?,
+            roast_duration: MeasureDto::parse(self.roast_duration, &format!("{F}.roastDuration"))?,
+            first_crack_time: MeasureDto::parse(
+                self.first_crack_time,
+                &format!("{F}.firstCrackTime"),
+            )?,
+            color_change_time: MeasureDto::parse(
+                self.color_change_time,
+                &format!("{F}.colorChangeTime"),
+            )?,
+            machine: self.machine.and_then(NameInput::into_name),
+        })
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastDetailsDto {
+    pub roast_technician: Option<NameDto>,
+    pub note: Option<String>,
+    pub start_temperature: Option<MeasureDto>,
+    pub end_temperature: Option<MeasureDto>,
+    pub roast_value: Option<MeasureDto>,
+    pub roast_value2: Option<MeasureDto>,
+    pub roast_duration: Option<MeasureDto>,
+    pub first_crack_time: Option<MeasureDto>,
+    pub color_change_time: Option<MeasureDto>,
+    pub machine: Option<NameDto>,
+    pub roasted_lot: ObjectRefDto,
+}
+
+impl From<RoastDetailsView> for RoastDetailsDto {
+    fn from(v: RoastDetailsView) -> Self {
+        let d = v.details;
+        Self {
+            roast_technician: d.roast_technician.map(|name| NameDto { name }),
+            note: d.note,
+            start_temperature: d.start_temperature.map(Into::into),
+            end_temperature: d.end_temperature.map(Into::into),
+            roast_value: d.roast_value.map(Into::into),
+            roast_value2: d.roast_value2.map(Into::into),
+            roast_duration: d.roast_duration.map(Into::into),
+            first_crack_time: d.first_crack_time.map(Into::into),
+            color_change_time: d.color_change_time.map(Into::into),
+            machine: d.machine.map(|name| NameDto { name }),
+            roasted_lot: v.roasted_lot.into(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastDetailsResult {
+    pub roast_details: Vec<RoastDetailsDto>,
+}
+
+async fn roast_details_by_ids<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<RoastedLotIdsFilter>>(body)?.into_parts();
+    let ids = roasted_lot_ids(filter)?;
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx
+        .run(move |app| app.roast_details_by_ids(ids, page))
+        .await?;
+    ctx.page(
+        RoastDetailsResult {
+            roast_details: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+// ---- roast curves ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DataPointData {
+    /// Milliseconds since the roast started.
+    pub time: Option<i64>,
+    pub value: Option<Amount>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CurveData {
+    pub name: Option<String>,
+    pub unit: Option<String>,
+    pub data_points: Option<Vec<DataPointData>>,
+}
+
+impl CurveData {
+    fn into_draft(self, field: &str) -> Result<CurveDraft, ApiError> {
+        let points = self.data_points.unwrap_or_default();
+        let mut data_points = Vec::with_capacity(points.len());
+        for (i, p) in points.into_iter().enumerate() {
+            data_points.push(DataPoint {
+                time_ms: required(p.time, &format!("{field}.dataPoints[{i}].time"))?,
+                value: required(p.value, &format!("{field}.dataPoints[{i}].value"))?.0,
+            });
+        }
+        Ok(CurveDraft {
+            name: required(self.name, &format!("{field}.name"))?,
+            unit: required(self.unit, &format!("{field}.unit"))?,
+            data_points,
+        })
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DataPointDto {
+    pub time: i64,
+    pub value: Amount,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastCurveDto {
+    pub name: String,
+    pub unit: String,
+    pub data_points: Vec<DataPointDto>,
+}
+
+impl From<RoastCurve> for RoastCurveDto {
+    fn from(c: RoastCurve) -> Self {
+        Self {
+            name: c.name,
+            unit: c.unit,
+            data_points: c
+                .data_points
+                .into_iter()
+                .map(|p| DataPointDto {
+                    time: p.time_ms,
+                    value: Amount(p.value),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastCurvesResult {
+    pub roast_curves: Vec<RoastCurveDto>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoastCurvesFilter {
+    pub roasted_lot_id: Option<Uuid>,
+}
+
+async fn roast_curves_by_id<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, _) = decode::<ReadRequest<RoastCurvesFilter>>(body)?.into_parts();
+    let id = required(
+        filter.and_then(|f| f.roasted_lot_id),
+        "params.filter.roastedLotId",
+    )?;
+    let curves = ctx.run(move |app| app.roast_curves(id)).await?;
+    ctx.ok(RoastCurvesResult {
+        roast_curves: curves.into_iter().map(Into::into).collect(),
+    })
+}
+
+// ---- recording a roast ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordRoastData {
+    pub name: Option<String>,
+    pub location_id: Option<Uuid>,
+    pub roasted_date: Option<Instant>,
+    pub weight: Option<WeightDto>,
+    pub green_lots: Option<Vec<UsedLotData>>,
+    pub profile_id: Option<Uuid>,
+    pub details: Option<RoastDetailsData>,
+    pub curves: Option<Vec<CurveData>>,
+    pub projects: Option<Vec<NameRef>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordRoastResult {
+    pub roasted_lot: RoastedLotDto,
+    /// The green lots used, after the roast.
+    pub green_lots: Vec<GreenLotDto>,
+}
+
+async fn record_roast<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<RecordRoastData>>(body)?.data()?;
+    let cmd = RecordRoast {
+        name: required(data.name, "data.name")?,
+        location_id: required(data.location_id, "data.locationId")?,
+        roasted_date: required(data.roasted_date, "data.roastedDate")?.0,
+        weight: weight_input(data.weight, "data.weight")?,
+        green_lots: used_lots(data.green_lots, "data.greenLots")?,
+        profile_id: data.profile_id,
+        details: data.details.map(RoastDetailsData::into_draft).transpose()?,
+        curves: data
+            .curves
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| c.into_draft(&format!("data.curves[{i}]")))
+            .collect::<Result<_, _>>()?,
+        projects: project_names(data.projects, "data.projects")?,
+    };
+    let done = ctx.run(move |app| app.record_roast(cmd)).await?;
+    ctx.ok(RecordRoastResult {
+        roasted_lot: done.roasted_lot.try_into()?,
+        green_lots: done.green_lots.into_iter().map(Into::into).collect(),
+    })
+}
+
+// ---- profiles ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentData {
+    pub percentage: Option<Amount>,
+    pub green_lot_ids: Option<Vec<Uuid>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportProfileData {
+    pub name: Option<String>,
+    pub external_id: Option<String>,
+    pub profile_group: Option<NameRef>,
+    pub components: Option<Vec<ComponentData>>,
+    pub reference_roast_id: Option<Uuid>,
+    pub projects: Option<Vec<NameRef>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentDto {
+    pub percentage: Amount,
+    pub green_lots: Vec<ObjectRefDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileDto {
+    pub id: Uuid,
+    pub name: String,
+    pub external_id: Option<String>,
+    /// `SINGLE_ORIGIN` (one component) or `PRE_ROAST_BLEND`.
+    pub profile_type: String,
+    pub profile_group: Option<NameDto>,
+    pub components: Vec<ComponentDto>,
+    pub reference_roast: Option<ObjectRefDto>,
+    pub projects: Vec<ObjectRefDto>,
+}
+
+impl From<ProfileView> for ProfileDto {
+    fn from(v: ProfileView) -> Self {
+        let p = v.profile;
+        Self {
+            id: p.id,
+            profile_type: p.profile_type().as_str().to_owned(),
+            name: p.name,
+            external_id: p.external_id,
+            profile_group: p.profile_group.map(|name| NameDto { name }),
+            components: p
+                .components
+                .into_iter()
+                .map(|c| ComponentDto {
+                    percentage: Amount(c.percentage),
+                    green_lots: c
+                        .green_lots
+                        .into_iter()
+                        .map(|l| ObjectRefDto {
+                            id: l.id,
+                            name: l.name,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            reference_roast: v.reference_roast.map(Into::into),
+            projects: p
+                .projects
+                .into_iter()
+                .map(|p| ObjectRefDto {
+                    id: p.id,
+                    name: p.name,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProfileResult {
+    pub profile: ProfileDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProfilesResult {
+    pub profiles: Vec<ProfileDto>,
+}
+
+async fn import_profile<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<ImportProfileData>>(body)?.data()?;
+    let components = required(data.components, "data.components")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Ok(ComponentDraft {
+                percentage: required(c.percentage, &format!("data.components[{i}].percentage"))?.0,
+                green_lot_ids: required(
+                    c.green_lot_ids,
+                    &format!("data.components[{i}].greenLotIds"),
+                )?,
+            })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    let cmd = ImportProfile {
+        name: required(data.name, "data.name")?,
+        external_id: data.external_id,
+        profile_group: data.profile_group.and_then(|g| g.name),
+        components,
+        reference_roast_id: data.reference_roast_id,
+        projects: project_names(data.projects, "data.projects")?,
+    };
+    let view = ctx.run(move |app| app.import_profile(cmd)).await?;
+    ctx.ok(ProfileResult {
+        profile: view.into(),
+    })
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileIdsFilter {
+    pub profile_ids: Option<Vec<Uuid>>,
+}
+
+async fn profiles_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<ProfileIdsFilter>>(body)?.into_parts();
+    let ids = required(
+        filter.and_then(|f| f.profile_ids),
+        "params.filter.profileIds",
+    )?;
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx.run(move |app| app.profiles_by_ids(ids, page)).await?;
+    ctx.page(
+        ProfilesResult {
+            profiles: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+// Interim: the green lot DTO of ops/green.rs is used here once that module is merged.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GreenLotDto {
+    pub id: Uuid,
+    pub lot_number: String,
+    pub name: String,
+    pub ico_number: Option<String>,
+    pub external_id: Option<String>,
+    pub weight: WeightDto,
+    pub location: Option<LotLocationDto>,
+    pub projects: Vec<NameDto>,
+    pub last_modified_date: Instant,
+    pub registration_date: Instant,
+    pub consumed_date: Option<Instant>,
+}
+
+impl From<roastery_ports::green_lot::GreenLotView> for GreenLotDto {
+    fn from(v: roastery_ports::green_lot::GreenLotView) -> Self {
+        let lot = v.lot;
+        Self {
+            id: lot.id,
+            lot_number: lot.number(),
+            weight: lot.weight().into(),
+            location: v.location.map(|l| LotLocationDto {
+                id: l.id,
+                external_id: l.external_id,
+            }),
+            projects: lot
+                .projects
+                .into_iter()
+                .map(|p| NameDto { name: p.name })
+                .collect(),
+            last_modified_date: lot.last_modified_date.into(),
+            registration_date: lot.registration_date.into(),
+            consumed_date: lot.stock.consumed_at().map(Into::into),
+            name: lot.name,
+            ico_number: lot.ico_number,
+            external_id: lot.external_id,
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! inventory.blend: creating blends from roasted lots and listing blended lots.
+
+use chrono::{DateTime, Utc};
+use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
+use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::stock::{LotKind, StockError};
+use uuid::Uuid;
+
+use crate::error::AppError;
+use crate::green_lot::WeightInput;
+use crate::project::resolve_projects;
+use crate::repo::*;
+use crate::roast::{LocationRef, location_ref, used_weights};
+use crate::{Repos, Roastery, Store};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateBlend {
+    pub name: String,
+    pub location_id: Uuid,
+    pub blended_date: DateTime<Utc>,
+    /// Each roasted lot used and the weight taken from it, in the client's order.
+    pub roasted_lots: Vec<(Uuid, WeightInput)>,
+    pub projects: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlendedLotView {
+    pub lot: BlendedLot,
+    pub location: LocationRef,
+}
+
+fn blended_view(tx: &mut impl Repos, lot: BlendedLot) -> Result<BlendedLotView, AppError> {
+    let location = location_ref(tx, lot.location_id)?;
+    Ok(BlendedLotView { lot, location })
+}
+
+impl<S: Store> Roastery<S> {
+    /// Takes each used weight from its roasted lot (consuming those that reach zero) and creates
+    /// the blended lot, all in one transaction.
+    pub fn create_blend(&self, cmd: CreateBlend) -> Result<BlendedLotView, AppError> {
+        let ids: Vec<Uuid> = cmd.roasted_lots.iter().map(|(id, _)| *id).collect();
+        lot_source::check_source_ids(LotKind::Roasted, &ids).map_err(BlendError::from)?;
+        let id = self.ids.new_id();
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            if tx.location(cmd.location_id)?.is_none() {
+                return Err(BlendError::LocationNotFound(cmd.location_id).into());
+            }
+            let projects = resolve_projects(tx, &cmd.projects)?;
+            let mut lots = Vec::with_capacity(cmd.roasted_lots.len());
+            for (lot_id, _) in &cmd.roasted_lots {
+                let lot = tx.roasted_lot(*lot_id)?.ok_or(SourceError::NotFound {
+                    kind: LotKind::Roasted,
+                    id: *lot_id,
+                })?;
+                lots.push(lot);
+            }
+            let consumed = lots.iter().find(|l| l.stock.is_consumed()).map(|l| {
+                AppError::from(BlendError::from(SourceError::Stock {
+                    kind: LotKind::Roasted,
+                    id: l.id,
+                    error: StockError::Consumed,
+                }))
+            });
+            let used = used_weights(&cmd.roasted_lots, consumed)?;
+            let lot_number = tx.next_number(LotKind::Blended.prefix())?;
+            let sources = lots
+                .iter_mut()
+                .zip(used)
+                .map(|(lot, used)| UsedSource {
+                    lot: SourceInfo {
+                        lot_id: lot.id,
+                        name: lot.name.clone(),
+                        external_id: None,
+                    },
+                    stock: &mut lot.stock,
+                    used,
+                })
+                .collect();
+            let blend = blended_lot::create_blend(
+                NewBlend {
+                    name: cmd.name.clone(),
+                    location_id: cmd.location_id,
+                    blended_date: cmd.blended_date,
+                    projects,
+                },
+                sources,
+                id,
+                lot_number,
+                now,
+            )?;
+            for lot in &mut lots {
+                lot.last_modified_at = now;
+                tx.update_roasted_lot_stock(lot)?;
+            }
+            tx.insert_blended_lot(&blend)?;
+            blended_view(tx, blend)
+        })
+    }
+
+    pub fn list_blended_lots(
+        &self,
+        from: Option<DateTime<Utc>>,
+        page: PageRequest,
+    ) -> Result<Page<BlendedLotView>, AppError> {
+        page.keyset()?;
+        self.store.read(|tx| {
+            let lots = tx.list_blended_lots(from, &page)?;
+            let next = lots.next;
+            let items = lots
+                .items
+                .into_iter()
+                .map(|lot| blended_view(tx, lot))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page { items, next })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roast::SetRoastedLotWeight;
+    use crate::roast::tests::{Setup, kg, roast, setup};
+    use roastery_domain::Violation;
+
+    fn two_roasts(s: &Setup) -> (Uuid, Uuid) {
+        let a = s
+            .app
+            .record_roast(roast(s, "A", "50", &[(0, "60")]))
+            .unwrap();
+        let b = s
+            .app
+            .record_roast(roast(s, "B", "8", &[(1, "10")]))
+            .unwrap();
+        (a.roasted_lot.lot.id, b.roasted_lot.lot.id)
+    }
+
+    fn blend(s: &Setup, used: Vec<(Uuid, WeightInput)>) -> CreateBlend {
+        CreateBlend {
+            name: "House blend".into(),
+            location_id: s.location,
+            blended_date: s.clock.now_value(),
+            roasted_lots: used,
+            projects: vec![],
+        }
+    }
+
+    fn roasted_weight(s: &Setup, id: Uuid) -> roastery_domain::weight::Weight {
+        s.app
+            .store()
+            .read(|tx| Ok(tx.roasted_lot(id)?.unwrap().stock.weight()))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_blend_weighs_the_sum_of_its_parts_and_keeps_its_lineage() {
+        let s = setup();
+        let (a, b) = two_roasts(&s);
+        let view = s
+            .app
+            .create_blend(blend(&s, vec![(a, kg("20")), (b, kg("8"))]))
+            .unwrap();
+        assert_eq!(view.lot.lot_number(), "PB-1");
+        assert_eq!(view.lot.stock.weight(), kg("28").weight().unwrap());
+        assert_eq!(view.lot.sources[0].lot_id, a);
+        assert_eq!(view.lot.sources[1].name, "B");
+        assert_eq!(roasted_weight(&s, a), kg("30").weight().unwrap());
+        let b_lot = s
+            .app
+            .store()
+            .read(|tx| Ok(tx.roasted_lot(b)?.unwrap()))
+            .unwrap();
+        assert!(b_lot.stock.is_consumed());
+        // Lineage walks back to the green lots.
+        assert_eq!(b_lot.sources[0].lot_id, s.green[1]);
+        let listed = s
+            .app
+            .list_blended_lots(None, PageRequest::default())
+            .unwrap();
+        assert_eq!(listed.items, vec![view]);
+    }
+
+    #[test]
+    fn a_failing_blend_changes_nothing() {
+        let s = setup();
+        let (a, b) = two_roasts(&s);
+        let err = s
+            .app
+            .create_blend(blend(&s, vec![(a, kg("20")), (b, kg("9"))]))
+            .unwrap_err();
+        assert_eq!(err.violation(), Some(Violation::InvalidWeight));
+        assert_eq!(roasted_weight(&s, a), kg("50").weight().unwrap());
+        // Unknown lots beat negative weights; consumed lots beat negative weights.
+        let err = s
+            .app
+            .create_blend(blend(
+                &s,
+                vec![(a, kg("-1")), (Uuid::from_u128(3), kg("1"))],
+            ))
+            .unwrap_err();
+        assert_eq!(err.violation(), Some(Violation::NotFound));
+        s.app
+            .set_roasted_lot_weight(SetRoastedLotWeight {
+                roasted_lot_id: b,
+                weight: kg("0"),
+            })
+            .unwrap();
+        let err = s
+            .app
+            .create_blend(blend(&s, vec![(a, kg("-1")), (b, kg("1"))]))
+            .unwrap_err();
+        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        let err = s.app.create_blend(blend(&s, vec![])).unwrap_err();
+        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        let mut bad = blend(&s, vec![(a, kg("1"))]);
+        bad.location_id = Uuid::from_u128(4);
+        assert_eq!(
+            s.app.create_blend(bad).unwrap_err().violation(),
+            Some(Violation::NotFound)
+        );
+        assert!(
+            s.app
+                .list_blended_lots(None, PageRequest::default())
+                .unwrap()
+                .items
+                .is_empty()
+        );
+        let ok = s.app.create_blend(blend(&s, vec![(a, kg("1"))])).unwrap();
+        assert_eq!(ok.lot.lot_number(), "PB-1");
+    }
+
+    #[test]
+    fn blended_lots_list_newest_first_from_a_date() {
+        let s = setup();
+        let (a, _) = two_roasts(&s);
+        let base = s.clock.now_value();
+        for (name, hours) in [("B0", 2), ("B1", 4), ("B2", 1)] {
+            let mut cmd = blend(&s, vec![(a, kg("1"))]);
+            cmd.name = name.into();
+            cmd.blended_date = base + chrono::TimeDelta::hours(hours);
+            s.app.create_blend(cmd).unwrap();
+        }
+        let page = s
+            .app
+            .list_blended_lots(
+                Some(base + chrono::TimeDelta::hours(2)),
+                PageRequest::default(),
+            )
+            .unwrap();
+        let names: Vec<_> = page.items.iter().map(|v| v.lot.name.clone()).collect();
+        assert_eq!(names, ["B1", "B0"]);
+    }
+}

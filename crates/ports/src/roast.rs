@@ -1,0 +1,911 @@
+//! inventory.roast: roasted lots, their details and curves, processing profiles, and the writes
+//! that create them (recording a roast, importing a profile, setting a roasted lot's weight).
+//!
+//! Reads answer views: a stored record plus the few names and external ids of what it refers to
+//! (its profile, its location), looked up in the same transaction.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
+use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
+use roastery_domain::profile::{
+    self, Component, ComponentDraft, GreenLotRef, NewProfile, Profile, ProfileError,
+};
+use roastery_domain::roast::{self, NewRoast, RoastError};
+use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
+use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::{LotKind, StockError};
+use roastery_domain::text;
+use roastery_domain::weight::Weight;
+use uuid::Uuid;
+
+use crate::error::AppError;
+use crate::green_lot::{GreenLotView, WeightInput};
+use crate::project::resolve_projects;
+use crate::repo::*;
+use crate::{Repos, Roastery, Store};
+
+/// `location` of a lot: `{"id", "externalId"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocationRef {
+    pub id: Uuid,
+    pub external_id: Option<String>,
+}
+
+/// `profile` of a roasted lot: `{"id", "name", "externalId"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileRef {
+    pub id: Uuid,
+    pub name: String,
+    pub external_id: Option<String>,
+}
+
+/// An `ObjectReference` to a lot: `{"id", "name"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LotRef {
+    pub id: Uuid,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoastedLotView {
+    pub lot: RoastedLot,
+    pub profile: Option<ProfileRef>,
+    pub location: LocationRef,
+}
+
+/// The details of one roast and the lot they belong to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoastDetailsView {
+    pub roasted_lot: LotRef,
+    pub details: RoastDetails,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileView {
+    pub profile: Profile,
+    pub reference_roast: Option<LotRef>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetRoastedLotWeight {
+    pub roasted_lot_id: Uuid,
+    pub weight: WeightInput,
+}
+
+/// A curve as the request gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurveDraft {
+    pub name: String,
+    pub unit: String,
+    pub data_points: Vec<DataPoint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRoast {
+    pub name: String,
+    pub location_id: Uuid,
+    pub roasted_date: DateTime<Utc>,
+    /// What came out of the roaster.
+    pub weight: WeightInput,
+    /// Each green lot used and the weight taken from it, in the client's order.
+    pub green_lots: Vec<(Uuid, WeightInput)>,
+    pub profile_id: Option<Uuid>,
+    pub details: Option<RoastDetails>,
+    pub curves: Vec<CurveDraft>,
+    pub projects: Vec<String>,
+}
+
+/// What a roast left behind: the new roasted lot and its green lots after the roast.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedRoast {
+    pub roasted_lot: RoastedLotView,
+    pub green_lots: Vec<GreenLotView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportProfile {
+    pub name: String,
+    pub external_id: Option<String>,
+    pub profile_group: Option<String>,
+    pub components: Vec<ComponentDraft>,
+    pub reference_roast_id: Option<Uuid>,
+    pub projects: Vec<String>,
+}
+
+/// The weights of a roast or blend request as domain values. A consumed source (a state rule)
+/// ranks before a negative weight, so it is reported first when both apply.
+pub(crate) fn used_weights(
+    inputs: &[(Uuid, WeightInput)],
+    consumed: Option<AppError>,
+) -> Result<Vec<Weight>, AppError> {
+    let weights: Result<Vec<Weight>, AppError> = inputs.iter().map(|(_, w)| w.weight()).collect();
+    match (weights, consumed) {
+        (Err(_), Some(consumed)) => Err(consumed),
+        (weights, _) => weights,
+    }
+}
+
+/// The records found for an asked id list, in the asked order, unknown ids left out, paged by
+/// index.
+pub(crate) fn in_asked_order<T>(
+    ids: &[Uuid],
+    found: Vec<T>,
+    key: impl Fn(&T) -> Uuid,
+    page: &PageRequest,
+) -> Result<Page<T>, AppError> {
+    let mut by_id: HashMap<Uuid, T> = found.into_iter().map(|t| (key(&t), t)).collect();
+    let ordered: Vec<T> = ids.iter().filter_map(|id| by_id.remove(id)).collect();
+    Ok(Page::from_found(ordered, page)?)
+}
+
+/// Checks a by-ids request before any lookup: the cursor kind and the id list.
+pub(crate) fn check_by_ids(
+    field: &'static str,
+    ids: &[Uuid],
+    page: &PageRequest,
+) -> Result<(), AppError> {
+    page.index()?;
+    page::unique_ids(field, ids, MAX_IDS)?;
+    Ok(())
+}
+
+/// The location reference of a lot (a stored lot's location always exists; should it not, the
+/// reference carries no external id rather than failing the read).
+pub(crate) fn location_ref(tx: &mut impl Repos, id: Uuid) -> Result<LocationRef, AppError> {
+    Ok(LocationRef {
+        id,
+        external_id: tx.location(id)?.and_then(|l| l.external_id),
+    })
+}
+
+pub(crate) fn roasted_view(
+    tx: &mut impl Repos,
+    lot: RoastedLot,
+) -> Result<RoastedLotView, AppError> {
+    let profile = match lot.profile_id {
+        None => None,
+        Some(id) => tx.profile(id)?.map(|p| ProfileRef {
+            id: p.id,
+            name: p.name,
+            external_id: p.external_id,
+        }),
+    };
+    let location = location_ref(tx, lot.location_id)?;
+    Ok(RoastedLotView {
+        lot,
+        profile,
+        location,
+    })
+}
+
+fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
+    let reference_roast = match profile.reference_roast_id {
+        None => None,
+        Some(id) => tx.roasted_lot(id)?.map(|l| LotRef {
+            id: l.id,
+            name: l.name,
+        }),
+    };
+    Ok(ProfileView {
+        profile,
+        reference_roast,
+    })
+}
+
+impl<S: Store> Roastery<S> {
+    pub fn list_roasted_lots(
+        &self,
+        from: Option<DateTime<Utc>>,
+        page: PageRequest,
+    ) -> Result<Page<RoastedLotView>, AppError> {
+        page.keyset()?;
+        self.store.read(|tx| {
+            let lots = tx.list_roasted_lots(from, &page)?;
+            let next = lots.next;
+            let items = lots
+                .items
+                .into_iter()
+                .map(|lot| roasted_view(tx, lot))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page { items, next })
+        })
+    }
+
+    pub fn roasted_lots_by_ids(
+        &self,
+        ids: Vec<Uuid>,
+        page: PageRequest,
+    ) -> Result<Page<RoastedLotView>, AppError> {
+        const FIELD: &str = "filter.roastedLotIds";
+        check_by_ids(FIELD, &ids, &page)?;
+        self.store.read(|tx| {
+            let found = tx.roasted_lots_by_ids(&ids)?;
+            let page = in_asked_order(&ids, found, |l| l.id, &page)?;
+            let next = page.next;
+            let items = page
+                .items
+                .into_iter()
+                .map(|lot| roasted_view(tx, lot))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page { items, next })
+        })
+    }
+
+    /// One entry per roasted lot found; a lot whose roast had no details recorded answers with
+    /// every field empty.
+    pub fn roast_details_by_ids(
+        &self,
+        ids: Vec<Uuid>,
+        page: PageRequest,
+    ) -> Result<Page<RoastDetailsView>, AppError> {
+        const FIELD: &str = "filter.roastedLotIds";
+        check_by_ids(FIELD, &ids, &page)?;
+        self.store.read(|tx| {
+            let lots = tx.roasted_lots_by_ids(&ids)?;
+            let mut details: HashMap<Uuid, RoastDetails> =
+                tx.roast_details_by_ids(&ids)?.into_iter().collect();
+            let found = lots
+                .into_iter()
+                .map(|l| RoastDetailsView {
+                    details: details.remove(&l.id).unwrap_or_default(),
+                    roasted_lot: LotRef {
+                        id: l.id,
+                        name: l.name,
+                    },
+                })
+                .collect();
+            in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
+        })
+    }
+
+    /// The curves of one roast, in the order they were recorded; an unknown lot is not found.
+    pub fn roast_curves(&self, roasted_lot_id: Uuid) -> Result<Vec<RoastCurve>, AppError> {
+        self.store.read(|tx| {
+            if tx.roasted_lot(roasted_lot_id)?.is_none() {
+                return Err(RoastError::NotFound(roasted_lot_id).into());
+            }
+            Ok(tx.roast_curves(roasted_lot_id)?)
+        })
+    }
+
+    pub fn profiles_by_ids(
+        &self,
+        ids: Vec<Uuid>,
+        page: PageRequest,
+    ) -> Result<Page<ProfileView>, AppError> {
+        const FIELD: &str = "filter.profileIds";
+        check_by_ids(FIELD, &ids, &page)?;
+        self.store.read(|tx| {
+            let found = tx.profiles_by_ids(&ids)?;
+            let page = in_asked_order(&ids, found, |p| p.id, &page)?;
+            let next = page.next;
+            let items = page
+                .items
+                .into_iter()
+                .map(|p| profile_view(tx, p))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page { items, next })
+        })
+    }
+
+    /// Like `setGreenLotWeight`: zero consumes; a consumed lot is final.
+    pub fn set_roasted_lot_weight(
+        &self,
+        cmd: SetRoastedLotWeight,
+    ) -> Result<RoastedLotView, AppError> {
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            let mut lot = tx
+                .roasted_lot(cmd.roasted_lot_id)?
+                .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
+            let weight = match cmd.weight.weight() {
+                Ok(weight) => weight,
+                // A consumed lot (a state rule) ranks before a negative weight.
+                Err(_) if lot.stock.is_consumed() => return Err(StockError::Consumed.into()),
+                Err(e) => return Err(e),
+            };
+            lot.set_weight(weight, now)?;
+            tx.update_roasted_lot_stock(&lot)?;
+            roasted_view(tx, lot)
+        })
+    }
+
+    /// Records a roast: takes each used weight from its green lot (consuming lots that reach
+    /// zero), creates the roasted lot with its details and curves, all in one transaction.
+    pub fn record_roast(&self, cmd: RecordRoast) -> Result<RecordedRoast, AppError> {
+        // Shape first (400): the name, the green lot list, the details and the curves.
+        text::required("name", &cmd.name, text::NAME_MAX).map_err(RoastError::from)?;
+        let ids: Vec<Uuid> = cmd.green_lots.iter().map(|(id, _)| *id).collect();
+        lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
+        let details = cmd.details.clone().map(RoastDetails::new).transpose()?;
+        let curves = cmd
+            .curves
+            .iter()
+            .map(|c| RoastCurve::new(&c.name, &c.unit, c.data_points.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        roast_curve::check_curves(&curves)?;
+        let id = self.ids.new_id();
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            if tx.location(cmd.location_id)?.is_none() {
+                return Err(RoastError::LocationNotFound(cmd.location_id).into());
+            }
+            if let Some(profile_id) = cmd.profile_id
+                && tx.profile(profile_id)?.is_none()
+            {
+                return Err(RoastError::ProfileNotFound(profile_id).into());
+            }
+            let projects = resolve_projects(tx, &cmd.projects)?;
+            let mut lots = tx.green_lots_by_ids(&ids)?;
+            if let Some(missing) = ids.iter().find(|id| !lots.iter().any(|l| l.id == **id)) {
+                return Err(RoastError::from(SourceError::NotFound {
+                    kind: LotKind::Green,
+                    id: *missing,
+                })
+                .into());
+            }
+            lots.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
+            let consumed = || {
+                lots.iter().find(|l| l.is_consumed()).map(|l| {
+                    AppError::from(RoastError::from(SourceError::Stock {
+                        kind: LotKind::Green,
+                        id: l.id,
+                        error: StockError::Consumed,
+                    }))
+                })
+            };
+            let used = used_weights(&cmd.green_lots, consumed())?;
+            let weight = cmd.weight.weight().map_err(|e| consumed().unwrap_or(e))?;
+            let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
+            let sources = lots
+                .iter_mut()
+                .zip(used)
+                .map(|(lot, used)| UsedSource {
+                    lot: SourceInfo {
+                        lot_id: lot.id,
+                        name: lot.name.clone(),
+                        external_id: lot.external_id.clone(),
+                    },
+                    stock: &mut lot.stock,
+                    used,
+                })
+                .collect();
+            let roasted = roast::record_roast(
+                NewRoast {
+                    name: cmd.name.clone(),
+                    location_id: cmd.location_id,
+                    roasted_date: cmd.roasted_date,
+                    weight,
+                    profile_id: cmd.profile_id,
+                    projects,
+                },
+                sources,
+                id,
+                lot_number,
+                now,
+            )?;
+            let mut green_lots = Vec::with_capacity(lots.len());
+            for mut lot in lots {
+                lot.last_modified_date = now;
+                tx.update_green_lot(&lot)?;
+                let location = match lot.location_id {
+                    Some(id) => tx.location(id)?,
+                    None => None,
+                };
+                green_lots.push(GreenLotView { lot, location });
+            }
+            tx.insert_roasted_lot(&roasted)?;
+            if let Some(details) = &details {
+                tx.insert_roast_details(roasted.id, details)?;
+            }
+            if !curves.is_empty() {
+                tx.insert_roast_curves(roasted.id, &curves)?;
+            }
+            Ok(RecordedRoast {
+                roasted_lot: roasted_view(tx, roasted)?,
+                green_lots,
+            })
+        })
+    }
+
+    /// Imports a processing profile; its green lots and reference roast must exist, its
+    /// percentages sum to 100, its external id (when given) be new.
+    pub fn import_profile(&self, cmd: ImportProfile) -> Result<ProfileView, AppError> {
+        text::required("name", &cmd.name, text::NAME_MAX).map_err(ProfileError::from)?;
+        profile::check_component_shape(&cmd.components)?;
+        let id = self.ids.new_id();
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            let mut components = Vec::with_capacity(cmd.components.len());
+            for draft in &cmd.components {
+                let found = tx.green_lots_by_ids(&draft.green_lot_ids)?;
+                let mut green_lots = Vec::with_capacity(draft.green_lot_ids.len());
+                for id in &draft.green_lot_ids {
+                    let lot = found
+                        .iter()
+                        .find(|l| l.id == *id)
+                        .ok_or(ProfileError::GreenLotNotFound(*id))?;
+                    green_lots.push(GreenLotRef {
+                        id: lot.id,
+                        name: lot.name.clone(),
+                    });
+                }
+                components.push(Component {
+                    percentage: draft.percentage,
+                    green_lots,
+                });
+            }
+            if let Some(roast_id) = cmd.reference_roast_id
+                && tx.roasted_lot(roast_id)?.is_none()
+            {
+                return Err(ProfileError::ReferenceRoastNotFound(roast_id).into());
+            }
+            let projects = resolve_projects(tx, &cmd.projects)?;
+            let profile = Profile::new(
+                NewProfile {
+                    name: cmd.name.clone(),
+                    external_id: cmd.external_id.clone(),
+                    profile_group: cmd.profile_group.clone(),
+                    components,
+                    reference_roast_id: cmd.reference_roast_id,
+                    projects,
+                },
+                id,
+                now,
+            )?;
+            if let Some(external_id) = &profile.external_id
+                && tx.profile_by_external_id(external_id)?.is_some()
+            {
+                return Err(ProfileError::DuplicateExternalId(external_id.clone()).into());
+            }
+            tx.insert_profile(&profile)?;
+            profile_view(tx, profile)
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::green_lot::ImportGreenLot;
+    use crate::location::ImportLocation;
+    use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
+    use roastery_domain::Violation;
+    use roastery_domain::green_lot_details::GreenLotDetails;
+    use roastery_domain::page::Limit;
+    use roastery_domain::roast_details::{Temperature, Time};
+    use roastery_domain::weight::WeightUnit;
+    use rust_decimal::Decimal;
+    use std::str::FromStr;
+
+    pub(crate) fn kg(s: &str) -> WeightInput {
+        WeightInput {
+            amount: Decimal::from_str(s).unwrap(),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    pub(crate) struct Setup {
+        pub app: Roastery<InMemoryStore>,
+        pub clock: ManualClock,
+        pub location: Uuid,
+        pub green: Vec<Uuid>,
+    }
+
+    /// A location and two green lots of 60 KG and 10 KG.
+    pub(crate) fn setup() -> Setup {
+        let (app, clock) = memory_roastery();
+        let location = app
+            .import_location(ImportLocation {
+                name: "Roastery floor".into(),
+                external_id: Some("RST-01".into()),
+            })
+            .unwrap()
+            .id;
+        let green = [("Guji", "ERP-1", "60"), ("Huila", "ERP-2", "10")]
+            .into_iter()
+            .map(|(name, ext, weight)| {
+                app.import_green_lot(ImportGreenLot {
+                    name: Some(name.into()),
+                    external_id: Some(ext.into()),
+                    weight: kg(weight),
+                    ico_number: None,
+                    price: None,
+                    location_id: Some(location),
+                    location_external_id: None,
+                    projects: vec![],
+                    details: GreenLotDetails::default(),
+                })
+                .unwrap()
+                .lot
+                .id
+            })
+            .collect();
+        Setup {
+            app,
+            clock,
+            location,
+            green,
+        }
+    }
+
+    pub(crate) fn roast(
+        s: &Setup,
+        name: &str,
+        weight: &str,
+        used: &[(usize, &str)],
+    ) -> RecordRoast {
+        RecordRoast {
+            name: name.into(),
+            location_id: s.location,
+            roasted_date: s.clock.now_value(),
+            weight: kg(weight),
+            green_lots: used.iter().map(|(i, w)| (s.green[*i], kg(w))).collect(),
+            profile_id: None,
+            details: None,
+            curves: vec![],
+            projects: vec![],
+        }
+    }
+
+    fn green_weight(s: &Setup, i: usize) -> Weight {
+        s.app
+            .store()
+            .read(|tx| Ok(tx.green_lot(s.green[i])?.unwrap().stock.weight()))
+            .unwrap()
+    }
+
+    fn violation(err: AppError) -> Violation {
+        err.violation()
+            .unwrap_or_else(|| panic!("not a rejection: {err}"))
+    }
+
+    #[test]
+    fn a_roast_takes_green_weight_and_derives_the_weight_loss() {
+        let s = setup();
+        let done = s
+            .app
+            .record_roast(roast(&s, "Guji light", "55", &[(0, "50"), (1, "10")]))
+            .unwrap();
+        let lot = &done.roasted_lot.lot;
+        assert_eq!(lot.lot_number(), "PR-1");
+        assert_eq!(lot.stock.weight(), kg("55").weight().unwrap());
+        let loss = lot.weight_loss().unwrap();
+        assert_eq!(loss.amount, kg("5").weight().unwrap());
+        assert_eq!(loss.percentage.to_string(), "8.33");
+        assert_eq!(lot.sources[0].external_id.as_deref(), Some("ERP-1"));
+        assert_eq!(
+            done.roasted_lot.location.external_id.as_deref(),
+            Some("RST-01")
+        );
+        assert_eq!(done.green_lots.len(), 2);
+        assert_eq!(
+            done.green_lots[0].lot.stock.weight(),
+            kg("10").weight().unwrap()
+        );
+        assert!(done.green_lots[1].lot.is_consumed(), "all of it was used");
+        assert_eq!(green_weight(&s, 0), kg("10").weight().unwrap());
+    }
+
+    #[test]
+    fn a_failing_roast_changes_nothing_and_uses_no_lot_number() {
+        let s = setup();
+        let err = s
+            .app
+            .record_roast(roast(&s, "Too heavy", "61", &[(0, "50"), (1, "10")]))
+            .unwrap_err();
+        assert_eq!(violation(err), Violation::InvalidWeight);
+        let err = s
+            .app
+            .record_roast(roast(&s, "Short", "1", &[(0, "50"), (1, "11")]))
+            .unwrap_err();
+        assert_eq!(violation(err), Violation::InvalidWeight);
+        assert_eq!(green_weight(&s, 0), kg("60").weight().unwrap());
+        assert_eq!(green_weight(&s, 1), kg("10").weight().unwrap());
+        let page = s
+            .app
+            .list_roasted_lots(None, PageRequest::default())
+            .unwrap();
+        assert!(page.items.is_empty());
+        let done = s
+            .app
+            .record_roast(roast(&s, "Ok", "9", &[(1, "10")]))
+            .unwrap();
+        assert_eq!(done.roasted_lot.lot.lot_number(), "PR-1");
+    }
+
+    #[test]
+    fn roast_errors_rank_not_found_then_state_then_weight() {
+        let s = setup();
+        s.app
+            .record_roast(roast(&s, "All Huila", "8", &[(1, "10")]))
+            .unwrap();
+        // Unknown green lot beats a negative weight.
+        let mut cmd = roast(&s, "x", "-1", &[(0, "-1")]);
+        cmd.green_lots.push((Uuid::from_u128(42), kg("1")));
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        // A consumed green lot beats a negative used weight.
+        let cmd = roast(&s, "x", "1", &[(0, "-1"), (1, "1")]);
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::BusinessRule
+        );
+        // Unknown location, profile and project names are not found.
+        let mut cmd = roast(&s, "x", "1", &[(0, "1")]);
+        cmd.location_id = Uuid::from_u128(43);
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        let mut cmd = roast(&s, "x", "1", &[(0, "1")]);
+        cmd.profile_id = Some(Uuid::from_u128(44));
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        let mut cmd = roast(&s, "x", "1", &[(0, "1")]);
+        cmd.projects = vec!["Nope".into()];
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        // Shape errors come before any lookup.
+        let mut cmd = roast(&s, "x", "1", &[]);
+        cmd.location_id = Uuid::from_u128(43);
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::InvalidParameter
+        );
+        let cmd = roast(&s, "x", "1", &[(0, "1"), (0, "1")]);
+        assert_eq!(
+            violation(s.app.record_roast(cmd).unwrap_err()),
+            Violation::InvalidParameter
+        );
+        assert_eq!(green_weight(&s, 0), kg("60").weight().unwrap());
+    }
+
+    #[test]
+    fn details_and_curves_are_kept_with_the_roast() {
+        let s = setup();
+        let mut cmd = roast(&s, "Guji", "50", &[(0, "60")]);
+        cmd.details = Some(RoastDetails {
+            roast_technician: Some(" Ana ".into()),
+            start_temperature: Some(Temperature::parse(Decimal::from(200), "CELSIUS").unwrap()),
+            first_crack_time: Some(Time::parse(Decimal::from(8), "MINUTE").unwrap()),
+            machine: Some("Probat".into()),
+            ..RoastDetails::default()
+        });
+        cmd.curves = vec![CurveDraft {
+            name: "BT".into(),
+            unit: "CELSIUS".into(),
+            data_points: (0..10_000)
+                .map(|i| DataPoint {
+                    time_ms: i * 100,
+                    value: Decimal::new(1000 + i, 1),
+                })
+                .collect(),
+        }];
+        let a = s.app.record_roast(cmd).unwrap().roasted_lot.lot;
+        let b = s
+            .app
+            .record_roast(roast(&s, "Huila", "9", &[(1, "10")]))
+            .unwrap()
+            .roasted_lot
+            .lot;
+        let details = s
+            .app
+            .roast_details_by_ids(vec![b.id, Uuid::from_u128(9), a.id], PageRequest::default())
+            .unwrap();
+        let ids: Vec<Uuid> = details.items.iter().map(|d| d.roasted_lot.id).collect();
+        assert_eq!(ids, [b.id, a.id]);
+        assert_eq!(details.items[0].details, RoastDetails::default());
+        assert_eq!(
+            details.items[1].details.roast_technician.as_deref(),
+            Some("Ana")
+        );
+        assert_eq!(details.items[1].roasted_lot.name, "Guji");
+        let curves = s.app.roast_curves(a.id).unwrap();
+        assert_eq!(curves[0].data_points.len(), 10_000);
+        assert_eq!(curves[0].data_points[9_999].value, Decimal::new(10999, 1));
+        assert!(s.app.roast_curves(b.id).unwrap().is_empty());
+        let err = s.app.roast_curves(Uuid::from_u128(9)).unwrap_err();
+        assert_eq!(violation(err), Violation::NotFound);
+    }
+
+    #[test]
+    fn by_ids_reads_answer_in_the_asked_order_and_page_by_index() {
+        let s = setup();
+        let lots: Vec<Uuid> = (0..3)
+            .map(|i| {
+                s.app
+                    .record_roast(roast(&s, &format!("R{i}"), "1", &[(0, "2")]))
+                    .unwrap()
+                    .roasted_lot
+                    .lot
+                    .id
+            })
+            .collect();
+        let asked = vec![lots[2], Uuid::from_u128(1), lots[0], lots[1]];
+        let first = PageRequest {
+            limit: Limit::parse(Some(2)).unwrap(),
+            after: None,
+        };
+        let page = s.app.roasted_lots_by_ids(asked.clone(), first).unwrap();
+        let names: Vec<_> = page.items.iter().map(|v| v.lot.name.clone()).collect();
+        assert_eq!(names, ["R2", "R0"]);
+        let page = s
+            .app
+            .roasted_lots_by_ids(
+                asked,
+                PageRequest {
+                    after: page.next,
+                    ..first
+                },
+            )
+            .unwrap();
+        assert_eq!(page.items[0].lot.name, "R1");
+        assert_eq!(page.next, None);
+        let err = s
+            .app
+            .roasted_lots_by_ids(vec![lots[0], lots[0]], first)
+            .unwrap_err();
+        assert_eq!(violation(err), Violation::InvalidParameter);
+        let err = s.app.roasted_lots_by_ids(vec![], first).unwrap_err();
+        assert_eq!(violation(err), Violation::InvalidParameter);
+    }
+
+    #[test]
+    fn roasted_lots_list_newest_roast_first_from_a_date() {
+        let s = setup();
+        let base = s.clock.now_value();
+        for (i, hours) in [(0, 5), (1, 1), (2, 3)] {
+            let mut cmd = roast(&s, &format!("R{i}"), "1", &[(0, "1")]);
+            cmd.roasted_date = base + chrono::TimeDelta::hours(hours);
+            s.app.record_roast(cmd).unwrap();
+        }
+        let all = s
+            .app
+            .list_roasted_lots(None, PageRequest::default())
+            .unwrap();
+        let names: Vec<_> = all.items.iter().map(|v| v.lot.name.clone()).collect();
+        assert_eq!(names, ["R0", "R2", "R1"]);
+        let from = s
+            .app
+            .list_roasted_lots(
+                Some(base + chrono::TimeDelta::hours(3)),
+                PageRequest::default(),
+            )
+            .unwrap();
+        let names: Vec<_> = from.items.iter().map(|v| v.lot.name.clone()).collect();
+        assert_eq!(names, ["R0", "R2"]);
+    }
+
+    #[test]
+    fn setting_a_roasted_lot_weight_follows_the_green_lot_rules() {
+        let s = setup();
+        let id = s
+            .app
+            .record_roast(roast(&s, "R", "50", &[(0, "60")]))
+            .unwrap()
+            .roasted_lot
+            .lot
+            .id;
+        let set = |w: &str| {
+            s.app.set_roasted_lot_weight(SetRoastedLotWeight {
+                roasted_lot_id: id,
+                weight: kg(w),
+            })
+        };
+        assert_eq!(violation(set("-1").unwrap_err()), Violation::InvalidWeight);
+        let lot = set("20").unwrap().lot;
+        assert_eq!(lot.stock.weight(), kg("20").weight().unwrap());
+        assert_eq!(
+            lot.weight_loss().unwrap().amount,
+            kg("10").weight().unwrap()
+        );
+        assert!(set("0").unwrap().lot.stock.is_consumed());
+        assert!(set("0").is_ok(), "zero again changes nothing");
+        assert_eq!(violation(set("1").unwrap_err()), Violation::BusinessRule);
+        assert_eq!(violation(set("-1").unwrap_err()), Violation::BusinessRule);
+        let err = s
+            .app
+            .set_roasted_lot_weight(SetRoastedLotWeight {
+                roasted_lot_id: Uuid::from_u128(5),
+                weight: kg("-1"),
+            })
+            .unwrap_err();
+        assert_eq!(violation(err), Violation::NotFound);
+    }
+
+    fn profile_cmd(s: &Setup, shares: &[(&str, usize)]) -> ImportProfile {
+        ImportProfile {
+            name: "House".into(),
+            external_id: Some("PRF-1".into()),
+            profile_group: Some("Espresso".into()),
+            components: shares
+                .iter()
+                .map(|(p, i)| ComponentDraft {
+                    percentage: Decimal::from_str(p).unwrap(),
+                    green_lot_ids: vec![s.green[*i]],
+                })
+                .collect(),
+            reference_roast_id: None,
+            projects: vec![],
+        }
+    }
+
+    #[test]
+    fn profiles_resolve_green_lots_and_derive_their_type() {
+        let s = setup();
+        let reference = s
+            .app
+            .record_roast(roast(&s, "Ref", "1", &[(0, "1")]))
+            .unwrap()
+            .roasted_lot
+            .lot
+            .id;
+        let mut cmd = profile_cmd(&s, &[("60.5", 0), ("39.5", 1)]);
+        cmd.reference_roast_id = Some(reference);
+        let view = s.app.import_profile(cmd).unwrap();
+        assert_eq!(view.profile.profile_type().as_str(), "PRE_ROAST_BLEND");
+        assert_eq!(view.profile.components[1].green_lots[0].name, "Huila");
+        assert_eq!(
+            view.reference_roast.as_ref().map(|r| r.name.as_str()),
+            Some("Ref")
+        );
+        let mut single = profile_cmd(&s, &[("100", 0)]);
+        single.external_id = None;
+        let single = s.app.import_profile(single).unwrap();
+        assert_eq!(single.profile.profile_type().as_str(), "SINGLE_ORIGIN");
+        let found = s
+            .app
+            .profiles_by_ids(
+                vec![single.profile.id, view.profile.id],
+                PageRequest::default(),
+            )
+            .unwrap();
+        assert_eq!(found.items, vec![single, view]);
+    }
+
+    #[test]
+    fn profile_errors_rank_not_found_then_sum_then_conflict() {
+        let s = setup();
+        s.app
+            .import_profile(profile_cmd(&s, &[("100", 0)]))
+            .unwrap();
+        let mut cmd = profile_cmd(&s, &[("50", 0), ("40", 1)]);
+        cmd.components[1].green_lot_ids.push(Uuid::from_u128(7));
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        let cmd = profile_cmd(&s, &[("50", 0), ("40", 1)]);
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::BusinessRule
+        );
+        let cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::Conflict
+        );
+        let mut cmd = profile_cmd(&s, &[("100", 0)]);
+        cmd.reference_roast_id = Some(Uuid::from_u128(8));
+        cmd.external_id = None;
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        let cmd = profile_cmd(&s, &[("0", 0), ("100", 1)]);
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::InvalidParameter
+        );
+    }
+}
