@@ -7,3 +7,4 @@
 mod helpers;
 
 mod core;
+mod roast;
