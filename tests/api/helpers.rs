@@ -300,12 +300,12 @@ impl Drop for TestApp {
         if let Some(thread) = self.thread.take() {
             thread.join().ok();
         }
-        if let Some((admin, name)) = self.pg_admin.take() {
-            if let Ok(mut conn) = PgConnection::establish(&admin) {
-                diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut conn)
-                    .ok();
-            }
+        if let Some((admin, name)) = self.pg_admin.take()
+            && let Ok(mut conn) = PgConnection::establish(&admin)
+        {
+            diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut conn)
+                .ok();
         }
     }
 }

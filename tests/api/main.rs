@@ -7,4 +7,5 @@
 mod helpers;
 
 mod core;
+mod green;
 mod roast;

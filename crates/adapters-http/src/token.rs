@@ -45,20 +45,37 @@ pub fn oauth_error(status: StatusCode, error: &'static str, description: &str) -
     })
 }
 
-fn bad_request(description: &str) -> HttpResponse {
-    oauth_error(StatusCode::BAD_REQUEST, "invalid_request", description)
+/// A refused token request, answered with [`oauth_error`].
+struct Refusal {
+    status: StatusCode,
+    error: &'static str,
+    description: String,
 }
 
-fn invalid_client() -> HttpResponse {
-    oauth_error(
-        StatusCode::UNAUTHORIZED,
-        "invalid_client",
-        "client authentication failed",
-    )
+impl Refusal {
+    fn response(&self) -> HttpResponse {
+        oauth_error(self.status, self.error, &self.description)
+    }
+}
+
+fn bad_request(description: &str) -> Refusal {
+    Refusal {
+        status: StatusCode::BAD_REQUEST,
+        error: "invalid_request",
+        description: description.to_owned(),
+    }
+}
+
+fn invalid_client() -> Refusal {
+    Refusal {
+        status: StatusCode::UNAUTHORIZED,
+        error: "invalid_client",
+        description: "client authentication failed".to_owned(),
+    }
 }
 
 /// `(client_id, client_secret)` from an `Authorization: Basic` header.
-fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, HttpResponse> {
+fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, Refusal> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Ok(None);
     };
@@ -108,15 +125,15 @@ pub async fn token<S: Store>(
         })
         .unwrap_or(false);
     if !form_type {
-        return bad_request("Content-Type must be application/x-www-form-urlencoded");
+        return bad_request("Content-Type must be application/x-www-form-urlencoded").response();
     }
     let Ok(body) = body else {
-        return bad_request("the request body is too large");
+        return bad_request("the request body is too large").response();
     };
     let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&body) else {
-        return bad_request("the body is not a valid form");
+        return bad_request("the body is not a valid form").response();
     };
-    let field = |name: &str| -> Result<Option<String>, HttpResponse> {
+    let field = |name: &str| -> Result<Option<String>, Refusal> {
         let mut values = form
             .iter()
             .filter(|(k, _)| k == name)
@@ -131,11 +148,13 @@ pub async fn token<S: Store>(
         match field("grant_type")?.as_deref() {
             Some("client_credentials") => {}
             Some(other) => {
-                return Err(oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "unsupported_grant_type",
-                    &format!("grant type `{other}` is not supported; use client_credentials"),
-                ));
+                return Err(Refusal {
+                    status: StatusCode::BAD_REQUEST,
+                    error: "unsupported_grant_type",
+                    description: format!(
+                        "grant type `{other}` is not supported; use client_credentials"
+                    ),
+                });
             }
             None => return Err(bad_request("grant_type is required")),
         }
@@ -157,7 +176,7 @@ pub async fn token<S: Store>(
     })();
     let ((client_id, client_secret), scope) = match outcome {
         Ok(parts) => parts,
-        Err(response) => return response,
+        Err(refusal) => return refusal.response(),
     };
     let app = state.app.clone();
     let issued =
@@ -175,7 +194,7 @@ pub async fn token<S: Store>(
                     scope: issued.grant.scopes.join("%20"),
                 })
         }
-        Ok(Err(TokenError::InvalidClient)) => invalid_client(),
+        Ok(Err(TokenError::InvalidClient)) => invalid_client().response(),
         Ok(Err(TokenError::InvalidScope(message))) => {
             oauth_error(StatusCode::BAD_REQUEST, "invalid_scope", &message)
         }

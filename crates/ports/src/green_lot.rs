@@ -285,7 +285,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<(Uuid, GreenLotDetails)>, AppError> {
-        page::unique_ids("filter.greenLotIds", &ids, page::MAX_IDS)?;
+        page::unique_ids("params.filter.greenLotIds", &ids, page::MAX_IDS)?;
         page.index()?;
         self.store.read(|tx| {
             let found = tx

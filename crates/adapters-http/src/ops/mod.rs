@@ -3,6 +3,7 @@
 
 mod blend;
 mod core;
+mod green;
 mod roast;
 
 use std::sync::Arc;
@@ -32,6 +33,7 @@ fn operations(scope: Scope) -> &'static [&'static str] {
         Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
         Scope::InventoryRoast => roast::OPERATIONS,
         Scope::InventoryBlend => blend::OPERATIONS,
+        Scope::InventoryGreen => green::OPERATIONS,
         _ => &[],
     }
 }
@@ -56,6 +58,7 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
         Scope::InventoryRoast => roast::call(ctx, body).await,
         Scope::InventoryBlend => blend::call(ctx, body).await,
+        Scope::InventoryGreen => green::call(ctx, body).await,
         _ => Err(ApiError::method_not_allowed(format!(
             "`{}` is not an operation of this API",
             ctx.operation.name
