@@ -11,3 +11,4 @@ mod green;
 mod limits;
 mod mrp;
 mod quality;
+mod roast;

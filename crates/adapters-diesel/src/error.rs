@@ -9,12 +9,13 @@ pub(crate) fn store_error(err: Error) -> StoreError {
         Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             StoreError::Duplicate(info.message().to_owned())
         }
-        // PostgreSQL breaks a lock cycle by failing one transaction (40P01); a rerun succeeds.
-        Error::DatabaseError(_, info) if info.message().contains("deadlock detected") => {
-            StoreError::Contention
-        }
-        // SQLite reports a writer that waited past busy_timeout this way.
-        Error::DatabaseError(_, info) if info.message().contains("database is locked") => {
+        // SQLite reports a writer that waited past busy_timeout this way; PostgreSQL aborts one
+        // of two transactions that lock rows in opposite orders (40P01, which Diesel does not
+        // classify). Both are retried like a serialisation failure.
+        Error::DatabaseError(_, info)
+            if info.message().contains("database is locked")
+                || info.message().contains("deadlock detected") =>
+        {
             StoreError::Contention
         }
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
@@ -36,5 +37,30 @@ pub(crate) trait OrStoreError<T> {
 impl<T> OrStoreError<T> for Result<T, Error> {
     fn store(self) -> Result<T, StoreError> {
         self.map_err(store_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database_error(message: &str) -> Error {
+        Error::DatabaseError(DatabaseErrorKind::Unknown, Box::new(message.to_owned()))
+    }
+
+    #[test]
+    fn deadlocks_and_locked_databases_are_contention_to_retry() {
+        assert_eq!(
+            store_error(database_error("deadlock detected")),
+            StoreError::Contention
+        );
+        assert_eq!(
+            store_error(database_error("database is locked")),
+            StoreError::Contention
+        );
+        assert!(matches!(
+            store_error(database_error("syntax error")),
+            StoreError::Internal(_)
+        ));
     }
 }

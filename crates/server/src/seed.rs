@@ -7,16 +7,22 @@ use roastery_domain::cupping::{CuppingState, LotRef};
 use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::page::PageRequest;
 use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
 use roastery_domain::price::Currency;
+use roastery_domain::profile::ComponentDraft;
+use roastery_domain::roast_curve::DataPoint;
+use roastery_domain::roast_details::{RoastDetails, RoastValue, Temperature, Time};
 use roastery_domain::stock::LotKind;
 use roastery_domain::weight::WeightUnit;
+use roastery_ports::blend::CreateBlend;
 use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::project::ImportProject;
+use roastery_ports::roast::{CurveDraft, ImportProfile, RecordRoast};
 use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
 
@@ -46,6 +52,7 @@ pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
     }
     mrp(app)?;
     let green = green_lots(app, &locations)?;
+    roasts_and_blends(app, &locations)?;
     quality(app, &green)?;
     println!("demo data loaded");
     Ok(())
@@ -317,5 +324,138 @@ fn quality<S: Store>(app: &Roastery<S>, green: &[GreenLot]) -> anyhow::Result<()
             evaluator: Some("QC lab".into()),
         })?;
     }
+    Ok(())
+}
+
+fn kg(amount: &str) -> anyhow::Result<WeightInput> {
+    Ok(WeightInput {
+        amount: Decimal::from_str(amount)?,
+        unit: WeightUnit::Kg,
+    })
+}
+
+/// A bean-temperature or environment curve sampled every two seconds over a twelve-minute roast.
+fn demo_curve(name: &str, start: i64, end: i64) -> CurveDraft {
+    let samples: i64 = 360;
+    CurveDraft {
+        name: name.into(),
+        unit: "CELSIUS".into(),
+        data_points: (0..=samples)
+            .map(|i| DataPoint {
+                time_ms: i * 2_000,
+                value: Decimal::new((start * samples + (end - start) * i) * 10 / samples, 1),
+            })
+            .collect(),
+    }
+}
+
+fn demo_details(technician: &str, minutes: &str, agtron: i64) -> anyhow::Result<RoastDetails> {
+    Ok(RoastDetails {
+        roast_technician: Some(technician.into()),
+        note: Some("Demo roast".into()),
+        start_temperature: Some(Temperature::parse(Decimal::from(205), "CELSIUS")?),
+        end_temperature: Some(Temperature::parse(Decimal::new(2125, 1), "CELSIUS")?),
+        roast_value: Some(RoastValue::parse(Decimal::from(agtron), "AGTRON_GOURMET")?),
+        roast_value2: Some(RoastValue::parse(
+            Decimal::from(agtron + 8),
+            "AGTRON_GOURMET",
+        )?),
+        roast_duration: Some(Time::parse(Decimal::from_str(minutes)?, "MINUTE")?),
+        first_crack_time: Some(Time::parse(Decimal::from(510), "SECOND")?),
+        color_change_time: Some(Time::parse(Decimal::from(285), "SECOND")?),
+        machine: Some("Probat P12".into()),
+    })
+}
+
+/// A house espresso profile, three roasts from the demo green lots and a blend of two of them.
+fn roasts_and_blends<S: Store>(
+    app: &Roastery<S>,
+    locations: &[roastery_domain::location::Location],
+) -> anyhow::Result<()> {
+    let Some(floor) = locations.get(1) else {
+        return Ok(());
+    };
+    let green = app.list_green_lots(None, PageRequest::default())?.items;
+    let by_external_id = |external_id: &str| {
+        green
+            .iter()
+            .find(|g| g.lot.external_id.as_deref() == Some(external_id))
+            .map(|g| g.lot.id)
+            .ok_or_else(|| anyhow::anyhow!("demo green lot {external_id} missing"))
+    };
+    let huila = by_external_id("ERP-GL-1002")?;
+    let cerrado = by_external_id("ERP-GL-1003")?;
+    let guji_on_floor = green
+        .iter()
+        .find(|g| g.lot.location_id == Some(floor.id) && !g.lot.is_consumed())
+        .map(|g| g.lot.id);
+    let espresso = app.import_profile(ImportProfile {
+        name: "House Espresso".into(),
+        external_id: Some("PRF-ESP-1".into()),
+        profile_group: Some("Espresso".into()),
+        components: vec![
+            ComponentDraft {
+                percentage: Decimal::from(60),
+                green_lot_ids: vec![huila],
+            },
+            ComponentDraft {
+                percentage: Decimal::from(40),
+                green_lot_ids: vec![cerrado],
+            },
+        ],
+        reference_roast_id: None,
+        projects: vec!["Espresso Program".into()],
+    })?;
+    let day = |d: u32, h: u32| {
+        chrono::NaiveDate::from_ymd_opt(2026, 11, d)
+            .and_then(|date| date.and_hms_opt(h, 0, 0))
+            .map(|at| at.and_utc())
+            .ok_or_else(|| anyhow::anyhow!("bad demo date"))
+    };
+    let city = app.record_roast(RecordRoast {
+        name: "Huila City Roast".into(),
+        location_id: floor.id,
+        roasted_date: day(16, 8)?,
+        weight: kg("10.2")?,
+        green_lots: vec![(huila, kg("12")?)],
+        profile_id: None,
+        details: Some(demo_details("Ana", "11.5", 62)?),
+        curves: vec![demo_curve("BT", 95, 212), demo_curve("ET", 230, 245)],
+        projects: vec!["Direct Trade 2026".into()],
+    })?;
+    let house = app.record_roast(RecordRoast {
+        name: "House Espresso batch 1".into(),
+        location_id: floor.id,
+        roasted_date: day(17, 9)?,
+        weight: kg("8.4")?,
+        green_lots: vec![(huila, kg("6")?), (cerrado, kg("4")?)],
+        profile_id: Some(espresso.profile.id),
+        details: Some(demo_details("Jonas", "12", 55)?),
+        curves: vec![demo_curve("BT", 90, 215)],
+        projects: vec!["Espresso Program".into()],
+    })?;
+    if let Some(guji) = guji_on_floor {
+        app.record_roast(RecordRoast {
+            name: "Guji Filter Roast".into(),
+            location_id: floor.id,
+            roasted_date: day(18, 8)?,
+            weight: kg("8.5")?,
+            green_lots: vec![(guji, kg("10")?)],
+            profile_id: None,
+            details: Some(demo_details("Ana", "10", 70)?),
+            curves: vec![demo_curve("BT", 100, 205)],
+            projects: Vec::new(),
+        })?;
+    }
+    app.create_blend(CreateBlend {
+        name: "House Blend".into(),
+        location_id: floor.id,
+        blended_date: day(19, 10)?,
+        roasted_lots: vec![
+            (city.roasted_lot.lot.id, kg("5")?),
+            (house.roasted_lot.lot.id, kg("8.4")?),
+        ],
+        projects: vec!["Espresso Program".into()],
+    })?;
     Ok(())
 }

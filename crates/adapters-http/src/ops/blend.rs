@@ -9,9 +9,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::roast::{
-    DateFrom, LotLocationDto, LotSourceDto, ObjectRefDto, UsedLotData, project_names, used_lots,
-};
+use super::green::{DateFrom, LocationRefDto};
+use super::roast::{LotSourceDto, ObjectRefDto, UsedLotData, project_names, used_lots};
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
@@ -36,7 +35,7 @@ pub struct BlendedLotDto {
     pub name: String,
     pub weight: WeightDto,
     pub roasted_lots: Vec<LotSourceDto>,
-    pub location: LotLocationDto,
+    pub location: LocationRefDto,
     pub blended_date: Instant,
     pub projects: Vec<ObjectRefDto>,
     pub consumed_date: Option<Instant>,

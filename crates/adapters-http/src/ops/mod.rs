@@ -40,7 +40,6 @@ fn operations(scope: Scope) -> &'static [&'static str] {
         Scope::InventoryGreen => green::OPERATIONS,
         Scope::InventoryRoast => roast::OPERATIONS,
         Scope::InventoryBlend => blend::OPERATIONS,
-        _ => &[],
     }
 }
 
@@ -72,10 +71,6 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
         Scope::InventoryGreen => green::call(ctx, body).await,
         Scope::InventoryRoast => roast::call(ctx, body).await,
         Scope::InventoryBlend => blend::call(ctx, body).await,
-        _ => Err(ApiError::method_not_allowed(format!(
-            "`{}` is not an operation of this API",
-            ctx.operation.name
-        ))),
     }
 }
 

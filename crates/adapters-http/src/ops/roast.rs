@@ -21,6 +21,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
+use super::green::{DateFrom, GreenLotDto, LocationRefDto, NameDto, ProjectNameDto};
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Amount, Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
@@ -105,21 +106,7 @@ pub(super) fn project_names(
         .collect()
 }
 
-/// `{"from"}` of a date filter (inclusive).
-#[derive(Debug, Default, Deserialize, ToSchema)]
-pub struct DateFrom {
-    pub from: Option<Instant>,
-}
-
-/// `{"id", "externalId"}`
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LotLocationDto {
-    pub id: Uuid,
-    pub external_id: Option<String>,
-}
-
-impl From<LocationRef> for LotLocationDto {
+impl From<LocationRef> for LocationRefDto {
     fn from(l: LocationRef) -> Self {
         Self {
             id: l.id,
@@ -165,12 +152,6 @@ impl From<LotRef> for ObjectRefDto {
     }
 }
 
-/// `NameReference` on output: always an object.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct NameDto {
-    pub name: String,
-}
-
 // ---- roasted lots ----
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -200,9 +181,9 @@ pub struct RoastedLotDto {
     pub weight_loss: WeightLossDto,
     pub green_lots: Vec<LotSourceDto>,
     pub profile: Option<ProfileRefDto>,
-    pub location: LotLocationDto,
+    pub location: LocationRefDto,
     pub roasted_date: Instant,
-    pub projects: Vec<NameDto>,
+    pub projects: Vec<ProjectNameDto>,
     pub consumed_date: Option<Instant>,
 }
 
@@ -233,7 +214,7 @@ impl TryFrom<RoastedLotView> for RoastedLotDto {
             projects: lot
                 .projects
                 .into_iter()
-                .map(|p| NameDto { name: p.name })
+                .map(|p| ProjectNameDto { name: p.name })
                 .collect(),
             consumed_date: lot.stock.consumed_at().map(Into::into),
         })
@@ -758,47 +739,4 @@ async fn profiles_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespo
         },
         page.next,
     )
-}
-
-// Interim: the green lot DTO of ops/green.rs is used here once that module is merged.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct GreenLotDto {
-    pub id: Uuid,
-    pub lot_number: String,
-    pub name: String,
-    pub ico_number: Option<String>,
-    pub external_id: Option<String>,
-    pub weight: WeightDto,
-    pub location: Option<LotLocationDto>,
-    pub projects: Vec<NameDto>,
-    pub last_modified_date: Instant,
-    pub registration_date: Instant,
-    pub consumed_date: Option<Instant>,
-}
-
-impl From<roastery_ports::green_lot::GreenLotView> for GreenLotDto {
-    fn from(v: roastery_ports::green_lot::GreenLotView) -> Self {
-        let lot = v.lot;
-        Self {
-            id: lot.id,
-            lot_number: lot.number(),
-            weight: lot.weight().into(),
-            location: v.location.map(|l| LotLocationDto {
-                id: l.id,
-                external_id: l.external_id,
-            }),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| NameDto { name: p.name })
-                .collect(),
-            last_modified_date: lot.last_modified_date.into(),
-            registration_date: lot.registration_date.into(),
-            consumed_date: lot.stock.consumed_at().map(Into::into),
-            name: lot.name,
-            ico_number: lot.ico_number,
-            external_id: lot.external_id,
-        }
-    }
 }
