@@ -1,9 +1,10 @@
 //! Diesel implementation of Roastery's store, on SQLite (embedded default) and PostgreSQL.
 //!
 //! One code base serves both databases through [`AnyConnection`]: portable SQL types only (text
-//! ids, integer micro-units, timestamps in UTC), no upserts, no `RETURNING`. A write unit of work
-//! is `BEGIN IMMEDIATE` on SQLite and `SERIALIZABLE` on PostgreSQL, retried on contention, so
-//! concurrent writers on many server instances never lose an update.
+//! ids, integer micro-units, timestamps in UTC), no upserts, no `RETURNING`. Writers take turns:
+//! a write unit of work is `BEGIN IMMEDIATE` on SQLite and, on PostgreSQL, a transaction that
+//! first takes one advisory lock shared by every server instance; reads run concurrently on
+//! snapshots. Concurrent writers therefore never lose an update and need no retries.
 //!
 //! Rows never leave this crate: every module turns its rows into domain values and back.
 

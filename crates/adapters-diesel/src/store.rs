@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use diesel::Connection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
+use diesel::{Connection, RunQueryDsl};
 
 use roastery_ports::{AppError, Store, StoreError};
 
@@ -11,6 +11,9 @@ use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool};
 use crate::error::store_error;
 
 type Tm = <AnyConnection as Connection>::TransactionManager;
+
+/// The advisory lock PostgreSQL writers take (any fixed key; migrations use another).
+const WRITE_LOCK: i64 = 0x526f_6173_7457_7269;
 
 /// How often a write unit of work is retried when a concurrent transaction won.
 const RETRIES: u32 = 16;
@@ -62,11 +65,25 @@ impl DieselStore {
         let begin = match (self.backend(), write) {
             (Backend::Sqlite, true) => "BEGIN IMMEDIATE",
             (Backend::Sqlite, false) => "BEGIN",
-            (Backend::Postgres, true) => "BEGIN ISOLATION LEVEL SERIALIZABLE",
+            (Backend::Postgres, true) => "BEGIN ISOLATION LEVEL READ COMMITTED",
             (Backend::Postgres, false) => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         };
         begin_with(&mut tx.conn, begin).map_err(store_error)?;
-        match work(&mut tx) {
+        let outcome = match (&mut *tx.conn, write) {
+            // Writers queue on one transaction-scoped lock, as SQLite's BEGIN IMMEDIATE makes
+            // them: every statement after it sees all earlier writes (READ COMMITTED takes a
+            // fresh snapshot per statement), so read-modify-write units never lose an update
+            // and never need a retry, on any number of server instances.
+            (AnyConnection::Postgresql(c), true) => {
+                diesel::sql_query(format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"))
+                    .execute(c)
+                    .map(drop)
+                    .map_err(|e| AppError::Store(store_error(e)))
+            }
+            _ => Ok(()),
+        }
+        .and_then(|()| work(&mut tx));
+        match outcome {
             Ok(value) => {
                 Tm::commit_transaction(&mut *tx.conn).map_err(store_error)?;
                 Ok(value)

@@ -1,10 +1,10 @@
 //! The unit of work.
 //!
 //! A use case hands the store one closure; the store runs it inside one transaction over all
-//! repositories ([`Repos`]) and commits only if it returns `Ok`. Write transactions are
-//! serialisable: where a database reports a conflict with a concurrent transaction
-//! ([`StoreError::Contention`]), the store rolls back and runs the closure again, which is why it is
-//! `FnMut` and must not have effects outside the transaction.
+//! repositories ([`Repos`]) and commits only if it returns `Ok`. Write units of work are isolated
+//! from each other (adapters run writers one at a time); where a database still reports a conflict
+//! with a concurrent transaction ([`StoreError::Contention`]), the store rolls back and runs the
+//! closure again, which is why it is `FnMut` and must not have effects outside the transaction.
 
 use crate::error::AppError;
 use crate::repo::*;
