@@ -1,10 +1,11 @@
 //! The mrp use cases against the Diesel store, on SQLite (always) and on PostgreSQL (when
-//! `TEST_DATABASE_URL` is set; each run gets its own database, dropped at the end).
+//! `ROASTERY_TEST_DATABASE_URL` is set; each run gets its own database, dropped at the end).
+
+mod support;
 
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use diesel::{Connection, PgConnection, RunQueryDsl};
 use roastery_adapters_diesel::DieselStore;
 use roastery_domain::Violation;
 use roastery_domain::order::{CustomerType, Order, OrderStatus};
@@ -284,31 +285,12 @@ fn scenario(url: &str) {
 
 #[test]
 fn mrp_on_sqlite() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("mrp.db").display());
-    scenario(&url);
+    scenario(&support::sqlite().url);
 }
 
 #[test]
 fn mrp_on_postgres() {
-    let Ok(base) = std::env::var("TEST_DATABASE_URL") else {
-        eprintln!("skipped: TEST_DATABASE_URL is not set");
-        return;
-    };
-    let name = format!("mrp_{}", uuid::Uuid::now_v7().simple());
-    let mut admin = PgConnection::establish(&base).unwrap();
-    diesel::sql_query(format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .unwrap();
-    let url = match base.rsplit_once('/') {
-        Some((server, _)) => format!("{server}/{name}"),
-        None => panic!("TEST_DATABASE_URL has no database name"),
-    };
-    let outcome = std::panic::catch_unwind(|| scenario(&url));
-    diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .execute(&mut admin)
-        .unwrap();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
+    if let Some(db) = support::postgres("mrp_store") {
+        scenario(&db.url);
     }
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use diesel::{Connection, PgConnection, RunQueryDsl};
 use roastery_adapters_diesel::DieselStore;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
 use roastery_domain::page::{Limit, PageRequest};
@@ -25,7 +24,7 @@ use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-const PG_ADMIN: &str = "postgres://postgres@127.0.0.1:5432/test";
+mod support;
 
 fn kg(s: &str) -> Weight {
     Weight::new(Decimal::from_str(s).unwrap(), WeightUnit::Kg).unwrap()
@@ -36,25 +35,6 @@ fn input(s: &str) -> WeightInput {
         amount: Decimal::from_str(s).unwrap(),
         unit: WeightUnit::Kg,
     }
-}
-
-fn sqlite() -> (DieselStore, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roast.db").display());
-    (DieselStore::open(&url, Some(2)).unwrap(), dir)
-}
-
-fn postgres() -> DieselStore {
-    let name = format!("roast_store_{}", Uuid::now_v7().simple());
-    let mut admin = PgConnection::establish(PG_ADMIN).unwrap();
-    diesel::sql_query(format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .unwrap();
-    DieselStore::open(
-        &format!("postgres://postgres@127.0.0.1:5432/{name}"),
-        Some(2),
-    )
-    .unwrap()
 }
 
 /// A roasted lot made from a green lot that is not stored (green storage is another module's).
@@ -289,11 +269,15 @@ fn exercise(store: DieselStore) {
 
 #[test]
 fn roasts_and_blends_round_trip_on_sqlite() {
-    let (store, _dir) = sqlite();
+    let db = support::sqlite();
+    let store = DieselStore::open(&db.url, Some(2)).unwrap();
     exercise(store);
 }
 
 #[test]
 fn roasts_and_blends_round_trip_on_postgres() {
-    exercise(postgres());
+    let Some(db) = support::postgres("roast_store") else {
+        return;
+    };
+    exercise(DieselStore::open(&db.url, Some(2)).unwrap());
 }
