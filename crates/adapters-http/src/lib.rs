@@ -9,6 +9,7 @@ mod body;
 pub mod cursor;
 mod decode;
 pub mod error;
+pub mod openapi;
 mod ops;
 pub mod rate_limit;
 mod rpc;
@@ -65,6 +66,7 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
             })
             .route("/healthz", web::get().to(health::<S>))
             .route("/oauth2/token", web::route().to(token::token::<S>))
+            .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
             .route("/rpc/v1/{operation}", web::route().to(rpc::rpc::<S>))
             .default_service(web::to(not_found)),
     );
@@ -94,6 +96,19 @@ async fn health<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
 #[derive(serde::Serialize)]
 struct HealthDto {
     status: &'static str,
+}
+
+/// The OpenAPI document, built once.
+async fn openapi_json() -> HttpResponse {
+    static DOCUMENT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let json = DOCUMENT.get_or_init(|| {
+        openapi::document()
+            .to_pretty_json()
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    });
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(json.clone())
 }
 
 async fn not_found(req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {

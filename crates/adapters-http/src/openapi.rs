@@ -2,16 +2,18 @@
 //! operation, its request shape (`{"data": ...}` or `{"params": {"filter", "pagination"}}`), its
 //! result in the success envelope, and the error envelope.
 
+use utoipa::ToSchema;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::ResponseBuilder;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
-use utoipa::openapi::security::{Flow, OAuth2, Scopes, SecurityRequirement, SecurityScheme, ClientCredentials};
+use utoipa::openapi::security::{
+    ClientCredentials, Flow, OAuth2, Scopes, SecurityRequirement, SecurityScheme,
+};
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathsBuilder, Ref,
     RefOr, ServerBuilder,
 };
-use utoipa::ToSchema;
 
 use crate::error::ErrorDetail;
 use crate::wire::PaginationDto;
@@ -43,7 +45,14 @@ impl ApiDoc {
         T::schemas(&mut self.schemas);
     }
 
-    fn add(&mut self, name: &str, summary: &str, request: RefOr<Schema>, result: RefOr<Schema>, paged: bool) {
+    fn add(
+        &mut self,
+        name: &str,
+        summary: &str,
+        request: RefOr<Schema>,
+        result: RefOr<Schema>,
+        paged: bool,
+    ) {
         let scope = name.rsplit_once('.').map_or(name, |(ns, _)| ns).to_owned();
         let meta = if paged {
             object()
@@ -51,7 +60,8 @@ impl ApiDoc {
                     "pagination",
                     object().property(
                         "endCursor",
-                        ObjectBuilder::new().schema_type(SchemaType::from_iter([Type::String, Type::Null])),
+                        ObjectBuilder::new()
+                            .schema_type(SchemaType::from_iter([Type::String, Type::Null])),
                     ),
                 )
                 .into()
@@ -59,7 +69,10 @@ impl ApiDoc {
             RefOr::T(Schema::Object(object().build()))
         };
         let envelope = object()
-            .property("ok", ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)))
+            .property(
+                "ok",
+                ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)),
+            )
             .property("result", result)
             .property("meta", meta)
             .required("ok")
@@ -73,14 +86,18 @@ impl ApiDoc {
             .request_body(Some(
                 RequestBodyBuilder::new()
                     .required(Some(utoipa::openapi::Required::True))
-                    .content("application/json", ContentBuilder::new().schema(Some(request)).build())
+                    .content(
+                        "application/json",
+                        ContentBuilder::new().schema(Some(request)).build(),
+                    )
                     .build(),
             ))
             .response(
                 "200",
-                ResponseBuilder::new()
-                    .description("success")
-                    .content("application/json", ContentBuilder::new().schema(Some(envelope)).build()),
+                ResponseBuilder::new().description("success").content(
+                    "application/json",
+                    ContentBuilder::new().schema(Some(envelope)).build(),
+                ),
             )
             .response(
                 "default",
@@ -105,7 +122,10 @@ impl ApiDoc {
     pub fn write<D: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str) {
         self.register::<D>();
         self.register::<R>();
-        let request = object().property("data", reference::<D>()).required("data").into();
+        let request = object()
+            .property("data", reference::<D>())
+            .required("data")
+            .into();
         self.add(name, summary, request, reference::<R>(), false);
     }
 
@@ -114,7 +134,12 @@ impl ApiDoc {
         self.register::<D>();
         self.register::<R>();
         let request = object()
-            .property("data", ArrayBuilder::new().items(reference::<D>()).max_items(Some(50)))
+            .property(
+                "data",
+                ArrayBuilder::new()
+                    .items(reference::<D>())
+                    .max_items(Some(50)),
+            )
             .required("data")
             .into();
         self.add(name, summary, request, reference::<R>(), false);
@@ -140,13 +165,25 @@ pub fn document() -> OpenApi {
     doc.register::<ErrorDetail>();
     crate::ops::document(&mut doc);
     let error_envelope = object()
-        .property("ok", ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)))
+        .property(
+            "ok",
+            ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)),
+        )
         .property(
             "error",
             object()
-                .property("code", ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)))
-                .property("message", ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)))
-                .property("details", ArrayBuilder::new().items(reference::<ErrorDetail>()))
+                .property(
+                    "code",
+                    ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)),
+                )
+                .property(
+                    "message",
+                    ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)),
+                )
+                .property(
+                    "details",
+                    ArrayBuilder::new().items(reference::<ErrorDetail>()),
+                )
                 .required("code")
                 .required("message"),
         )
@@ -161,10 +198,9 @@ pub fn document() -> OpenApi {
         .schema("ErrorEnvelope", error_envelope)
         .security_scheme(
             "oauth2",
-            SecurityScheme::OAuth2(OAuth2::new([Flow::ClientCredentials(ClientCredentials::new(
-                "/oauth2/token",
-                scopes,
-            ))])),
+            SecurityScheme::OAuth2(OAuth2::new([Flow::ClientCredentials(
+                ClientCredentials::new("/oauth2/token", scopes),
+            )])),
         );
     for (name, schema) in doc.schemas {
         components = components.schema(name, schema);
@@ -185,4 +221,55 @@ pub fn document() -> OpenApi {
         .paths(doc.paths.build())
         .components(Some(components.build()))
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json() -> serde_json::Value {
+        serde_json::from_str(&document().to_json().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_operation_has_a_post_path() {
+        let doc = json();
+        let names: Vec<&str> = crate::ops::all().collect();
+        assert_eq!(names.len(), 32);
+        for name in names {
+            let path = &doc["paths"][format!("/rpc/v1/{name}")]["post"];
+            assert_eq!(path["operationId"], name, "{name} is not documented");
+            assert!(
+                path["requestBody"].is_object(),
+                "{name} has no request body"
+            );
+        }
+    }
+
+    #[test]
+    fn every_schema_reference_resolves() {
+        let doc = json();
+        let text = doc.to_string();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        for part in text.split("\"#/components/schemas/").skip(1) {
+            let name = part.split('"').next().unwrap();
+            assert!(
+                schemas.contains_key(name),
+                "{name} is referenced but not defined"
+            );
+        }
+    }
+
+    #[test]
+    fn the_committed_document_is_current() {
+        let committed = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/openapi.json"
+        ))
+        .unwrap_or_default();
+        assert!(
+            committed.trim() == document().to_pretty_json().unwrap().trim(),
+            "docs/openapi.json is stale: run `cargo run -p roastery-server -- openapi > docs/openapi.json`"
+        );
+    }
 }

@@ -32,6 +32,8 @@ pub enum Command {
         #[command(subcommand)]
         command: AccountsCommand,
     },
+    /// Print the OpenAPI document of the API.
+    Openapi,
     /// Load data sets.
     Seed {
         #[command(subcommand)]
@@ -71,6 +73,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve => serve(config),
+        Command::Openapi => {
+            println!(
+                "{}",
+                roastery_adapters_http::openapi::document().to_pretty_json()?
+            );
+            Ok(())
+        }
         Command::Accounts { command } => accounts(&config, command),
         Command::Seed {
             command: SeedCommand::Demo,

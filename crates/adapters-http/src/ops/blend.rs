@@ -125,3 +125,15 @@ async fn list_blended_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRes
         page.next,
     )
 }
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.write::<CreateBlendData, BlendedLotResult>(
+        "inventory.blend.createBlend",
+        "Blend roasted lots into a new blended lot.",
+    );
+    doc.read::<ListBlendedLotsFilter, BlendedLotsResult>(
+        "inventory.blend.listBlendedLots",
+        "List blended lots, newest blend first.",
+        true,
+    );
+}

@@ -149,3 +149,24 @@ async fn list_projects<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespons
         page.next,
     )
 }
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.write::<ImportLocationData, LocationResult>(
+        "core.location.importLocation",
+        "Import a location (a warehouse or roasting site).",
+    );
+    doc.read::<NoFilter, LocationsResult>(
+        "core.location.listLocations",
+        "List locations, newest first.",
+        true,
+    );
+    doc.write::<ImportProjectData, ProjectResult>(
+        "core.project.importProject",
+        "Import a project; names are unique.",
+    );
+    doc.read::<NoFilter, ProjectsResult>(
+        "core.project.listProjects",
+        "List projects, newest first.",
+        true,
+    );
+}

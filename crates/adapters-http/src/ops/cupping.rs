@@ -424,3 +424,33 @@ async fn list_cupping_results<S: Store>(
         page.next,
     )
 }
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.read::<ListCuppingsFilter, CuppingsResult>(
+        "quality.cupping.listCuppings",
+        "List cuppings, newest start first.",
+        true,
+    );
+    doc.read::<CuppingIdsFilter, CuppingsResult>(
+        "quality.cupping.getCuppingsByIds",
+        "Read cuppings by id.",
+        true,
+    );
+    doc.read::<CuppedCoffeeIdsFilter, CuppingResultsResult>(
+        "quality.cupping.listCuppingResults",
+        "Read the results of cupped coffees.",
+        true,
+    );
+    doc.write::<CreateCuppingData, CuppingResultEnvelope>(
+        "quality.cupping.createCupping",
+        "Create a cupping session.",
+    );
+    doc.write::<SetCuppingStateData, CuppingResultEnvelope>(
+        "quality.cupping.setCuppingState",
+        "Move a cupping along DRAFT → OPEN → CLOSED.",
+    );
+    doc.write::<RecordCuppingResultsData, CuppingResultsResult>(
+        "quality.cupping.recordCuppingResults",
+        "Record results of an open cupping.",
+    );
+}

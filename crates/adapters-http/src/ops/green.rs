@@ -358,3 +358,28 @@ async fn details_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespon
         page.next,
     )
 }
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.write::<ImportGreenLotData, GreenLotResult>(
+        "inventory.green.importGreenLot",
+        "Import a green lot from an external system.",
+    );
+    doc.write::<TransferData, TransferResult>(
+        "inventory.green.transferGreenLotToLocation",
+        "Move weight of a green lot to another location.",
+    );
+    doc.write::<SetWeightData, GreenLotResult>(
+        "inventory.green.setGreenLotWeight",
+        "Set the weight of a green lot; zero consumes it.",
+    );
+    doc.read::<ListFilter, GreenLotsResult>(
+        "inventory.green.listGreenLots",
+        "List green lots, newest registration first.",
+        true,
+    );
+    doc.read::<DetailsFilter, GreenLotDetailsResult>(
+        "inventory.green.getGreenLotDetailsByIds",
+        "Read the details of green lots by id.",
+        true,
+    );
+}

@@ -62,6 +62,17 @@ pub fn all() -> impl Iterator<Item = &'static str> {
     })
 }
 
+/// Adds every operation to the OpenAPI document.
+pub(crate) fn document(doc: &mut crate::openapi::ApiDoc) {
+    core::document(doc);
+    green::document(doc);
+    roast::document(doc);
+    blend::document(doc);
+    cupping::document(doc);
+    physical::document(doc);
+    mrp::document(doc);
+}
+
 pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
     match ctx.operation.scope {
         Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,

@@ -346,3 +346,28 @@ async fn set_order_status<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResp
         order: order.into(),
     })
 }
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.bulk::<ProductData, SyncedProductsResult>(
+        "mrp.product.syncProducts",
+        "Create or update products and add variants (≤50).",
+    );
+    doc.read::<NoFilter, ProductsResult>(
+        "mrp.product.listProducts",
+        "List products, newest first.",
+        true,
+    );
+    doc.bulk::<OrderData, SyncedOrdersResult>(
+        "mrp.order.setOrders",
+        "Create or update orders by externalId (≤50).",
+    );
+    doc.read::<ListOrdersFilter, OrdersResult>(
+        "mrp.order.listOrders",
+        "List orders, newest order date first.",
+        true,
+    );
+    doc.write::<SetOrderStatusData, OrderResult>(
+        "mrp.order.setOrderStatus",
+        "Move an order along its status machine.",
+    );
+}

@@ -194,3 +194,15 @@ async fn list_physical_analyses<S: Store>(
         page.next,
     )
 }
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.read::<ListPhysicalAnalysesFilter, PhysicalAnalysesResult>(
+        "quality.physical.listPhysicalAnalyses",
+        "List physical analyses, newest first.",
+        true,
+    );
+    doc.write::<RecordPhysicalAnalysisData, PhysicalAnalysisResult>(
+        "quality.physical.recordPhysicalAnalysis",
+        "Record a physical analysis of a lot.",
+    );
+}

@@ -289,17 +289,18 @@ async fn roasted_lots_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpR
     )
 }
 
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetRoastedLotWeightData {
+    pub roasted_lot_id: Option<Uuid>,
+    pub weight: Option<WeightDto>,
+}
+
 async fn set_roasted_lot_weight<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    #[derive(Debug, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Data {
-        roasted_lot_id: Option<Uuid>,
-        weight: Option<WeightDto>,
-    }
-    let data = decode::<WriteRequest<Data>>(body)?.data()?;
+    let data = decode::<WriteRequest<SetRoastedLotWeightData>>(body)?.data()?;
     let cmd = SetRoastedLotWeight {
         roasted_lot_id: required(data.roasted_lot_id, "data.roastedLotId")?,
         weight: weight_input(data.weight, "data.weight")?,
@@ -739,4 +740,44 @@ async fn profiles_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespo
         },
         page.next,
     )
+}
+
+pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
+    doc.read::<ListRoastedLotsFilter, RoastedLotsResult>(
+        "inventory.roast.listRoastedLots",
+        "List roasted lots, newest roast first.",
+        true,
+    );
+    doc.read::<RoastedLotIdsFilter, RoastedLotsResult>(
+        "inventory.roast.getRoastedLotsByIds",
+        "Read roasted lots by id.",
+        true,
+    );
+    doc.read::<RoastedLotIdsFilter, RoastDetailsResult>(
+        "inventory.roast.getRoastDetailsByIds",
+        "Read roast details by roasted lot id.",
+        true,
+    );
+    doc.read::<RoastCurvesFilter, RoastCurvesResult>(
+        "inventory.roast.getRoastCurvesById",
+        "Read the roast curves of one roasted lot.",
+        false,
+    );
+    doc.read::<ProfileIdsFilter, ProfilesResult>(
+        "inventory.roast.getProfilesByIds",
+        "Read processing profiles by id.",
+        true,
+    );
+    doc.write::<RecordRoastData, RecordRoastResult>(
+        "inventory.roast.recordRoast",
+        "Record a roast: take green weight and create a roasted lot.",
+    );
+    doc.write::<ImportProfileData, ProfileResult>(
+        "inventory.roast.importProfile",
+        "Import a processing profile.",
+    );
+    doc.write::<SetRoastedLotWeightData, RoastedLotResult>(
+        "inventory.roast.setRoastedLotWeight",
+        "Set the weight of a roasted lot; zero consumes it.",
+    );
 }
