@@ -10,5 +10,6 @@ mod core;
 mod green;
 mod limits;
 mod mrp;
+mod precedence;
 mod quality;
 mod roast;

@@ -998,8 +998,15 @@ mod properties {
                                 totals.get_mut(&lot.origin_id).unwrap().1 += lot.weight().micros() - old;
                             }
                             Err(err) => {
-                                prop_assert!(was_consumed && !weight.to_unit(lot.weight().unit()).is_zero());
-                                prop_assert_eq!(err.violation(), Violation::BusinessRule);
+                                prop_assert_eq!(lot.weight().micros(), old, "a refused change changed the lot");
+                                let in_lot_unit = weight.to_unit(lot.weight().unit());
+                                if in_lot_unit.is_zero() && !weight.is_zero() {
+                                    // A positive weight too small for the lot's unit.
+                                    prop_assert_eq!(err.violation(), Violation::InvalidWeight);
+                                } else {
+                                    prop_assert!(was_consumed && !in_lot_unit.is_zero());
+                                    prop_assert_eq!(err.violation(), Violation::BusinessRule);
+                                }
                             }
                         }
                     }

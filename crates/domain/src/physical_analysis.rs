@@ -220,6 +220,16 @@ impl PhysicalAnalysis {
         let density = measure("density", new.density, Range::density())?;
         let screen_sizes = screen_sizes(new.screen_sizes)?;
         let defects = defects(new.defects)?;
+        let note = new
+            .note
+            .map(|n| text::bounded("note", &n, text::NOTE_MAX))
+            .transpose()?;
+        let evaluator = text::optional("evaluator.name", new.evaluator.as_deref(), text::NAME_MAX)?;
+        // The one business rule comes after every shape rule, so a 400 always wins over it.
+        let total: Decimal = screen_sizes.iter().map(|s| s.percentage).sum();
+        if total > Decimal::ONE_HUNDRED {
+            return Err(PhysicalAnalysisError::ScreenSizesOver100(total.normalize()));
+        }
         Ok(Self {
             id,
             number,
@@ -230,11 +240,8 @@ impl PhysicalAnalysis {
             density,
             screen_sizes,
             defects,
-            note: new
-                .note
-                .map(|n| text::bounded("note", &n, text::NOTE_MAX))
-                .transpose()?,
-            evaluator: text::optional("evaluator.name", new.evaluator.as_deref(), text::NAME_MAX)?,
+            note,
+            evaluator,
         })
     }
 
@@ -253,7 +260,6 @@ fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAn
         });
     }
     let mut seen = HashSet::with_capacity(input.len());
-    let mut total = Decimal::ZERO;
     let mut sizes = Vec::with_capacity(input.len());
     for (i, entry) in input.into_iter().enumerate() {
         let size = text::required("screenSizes.size", &entry.size, SCREEN_SIZE_MAX)?;
@@ -270,12 +276,7 @@ fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAn
                 field: field.clone(),
             })?;
         let percentage = Range::percent().check(field, percentage)?;
-        // At most 50 values of at most 100: the sum cannot overflow.
-        total += percentage;
         sizes.push(ScreenSize { size, percentage });
-    }
-    if total > Decimal::ONE_HUNDRED {
-        return Err(PhysicalAnalysisError::ScreenSizesOver100(total.normalize()));
     }
     Ok(sizes)
 }
@@ -497,6 +498,20 @@ mod tests {
         let err = record(n).unwrap_err();
         assert_eq!(err, PhysicalAnalysisError::ScreenSizesOver100(d("100.01")));
         assert_eq!(err.violation(), Violation::BusinessRule);
+    }
+
+    #[test]
+    fn shape_errors_rank_before_the_screen_size_sum() {
+        let mut n = new();
+        for entry in &mut n.screen_sizes {
+            entry.percentage = Some(d("90"));
+        }
+        n.defects.push(NewDefect {
+            name: "Broken".into(),
+            count: Some(-1),
+        });
+        let err = record(n).unwrap_err();
+        assert_eq!(err.violation(), Violation::InvalidParameter, "{err}");
     }
 
     #[test]

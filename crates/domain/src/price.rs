@@ -47,6 +47,15 @@ impl Currency {
     }
 }
 
+/// Checks that an amount is within what a price may be; its sign is judged by [`Price::new`].
+/// A shape rule (400), separate so callers can apply it before looking anything up.
+pub fn check_bound(amount: Decimal) -> Result<(), PriceError> {
+    if amount > Decimal::from(MAX_AMOUNT) {
+        return Err(PriceError::TooLarge(amount));
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Price {
     micros: i64,
@@ -58,9 +67,7 @@ impl Price {
         if amount.is_sign_negative() && !amount.is_zero() {
             return Err(PriceError::Negative(amount));
         }
-        if amount > Decimal::from(MAX_AMOUNT) {
-            return Err(PriceError::TooLarge(amount));
-        }
+        check_bound(amount)?;
         let micros = to_micros(amount).ok_or(PriceError::TooLarge(amount))?;
         Ok(Self { micros, currency })
     }

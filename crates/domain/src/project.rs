@@ -16,6 +16,23 @@ pub enum ProjectError {
     NameNotFound(String),
     #[error("project {0} does not exist")]
     NotFound(Uuid),
+    #[error("projects lists {0} names; at most {MAX_PROJECT_REFS} are accepted")]
+    TooManyReferences(usize),
+}
+
+/// Most project references one record may carry.
+pub const MAX_PROJECT_REFS: usize = 100;
+
+/// Checks the shape of a list of project names a record refers to: at most
+/// [`MAX_PROJECT_REFS`], each non-blank and bounded. Whether they exist is the store's to say.
+pub fn check_references(names: &[String]) -> Result<(), ProjectError> {
+    if names.len() > MAX_PROJECT_REFS {
+        return Err(ProjectError::TooManyReferences(names.len()));
+    }
+    for name in names {
+        text::required("projects[].name", name, text::NAME_MAX)?;
+    }
+    Ok(())
 }
 
 impl BrokenRule for ProjectError {
@@ -24,6 +41,7 @@ impl BrokenRule for ProjectError {
             Self::Text(e) => e.violation(),
             Self::DuplicateName(_) => Violation::Conflict,
             Self::NameNotFound(_) | Self::NotFound(_) => Violation::NotFound,
+            Self::TooManyReferences(_) => Violation::InvalidParameter,
         }
     }
 }
@@ -64,6 +82,18 @@ pub struct ProjectRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn project_references_are_bounded_and_non_blank() {
+        assert!(check_references(&["Espresso".into()]).is_ok());
+        let blank = check_references(&[" ".into()]).unwrap_err();
+        assert_eq!(blank.violation(), Violation::InvalidParameter);
+        let many: Vec<String> = (0..=MAX_PROJECT_REFS).map(|i| format!("P{i}")).collect();
+        assert_eq!(
+            check_references(&many),
+            Err(ProjectError::TooManyReferences(MAX_PROJECT_REFS + 1))
+        );
+    }
 
     #[test]
     fn project_names_are_required_and_unique() {

@@ -50,6 +50,13 @@ impl BrokenRule for RoastCurveError {
     }
 }
 
+/// A time in milliseconds as a whole number, rounded half-even; `None` beyond `i64`.
+pub fn whole_millis(time: Decimal) -> Option<i64> {
+    use rust_decimal::prelude::ToPrimitive;
+    time.round_dp_with_strategy(0, rust_decimal::RoundingStrategy::MidpointNearestEven)
+        .to_i64()
+}
+
 /// One reading: milliseconds since the roast started, and the value in the curve's unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DataPoint {
@@ -124,6 +131,13 @@ pub fn check_curves(curves: &[RoastCurve]) -> Result<(), RoastCurveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fractional_milliseconds_round_half_even() {
+        assert_eq!(whole_millis(Decimal::new(15005, 1)), Some(1500));
+        assert_eq!(whole_millis(Decimal::new(15015, 1)), Some(1502));
+        assert_eq!(whole_millis(Decimal::MAX), None);
+    }
     use std::str::FromStr;
 
     fn d(s: &str) -> Decimal {

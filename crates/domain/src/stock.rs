@@ -87,7 +87,12 @@ impl Stock {
         weight: Weight,
         now: DateTime<Utc>,
     ) -> Result<WeightChange, StockError> {
+        let asked = weight;
         let weight = weight.to_unit(self.weight.unit());
+        if weight.is_zero() && !asked.is_zero() {
+            // e.g. 0.000001 LBS on a KG lot: consuming the lot is not what was asked.
+            return Err(StockError::ZeroAmount);
+        }
         match (self.is_consumed(), weight.is_zero()) {
             (true, true) => Ok(WeightChange::Unchanged),
             (true, false) => Err(StockError::Consumed),
@@ -211,6 +216,14 @@ mod tests {
         let mut stock = Stock::new(kg(10), now());
         assert_eq!(stock.set_weight(lb(100), now()), Ok(WeightChange::Replaced));
         assert_eq!(stock.weight().to_string(), "45.359237 KG");
+    }
+
+    #[test]
+    fn a_positive_weight_that_rounds_to_zero_does_not_consume() {
+        let mut stock = Stock::new(kg(10), now());
+        let tiny = Weight::new(Decimal::new(1, 6), WeightUnit::Lbs).unwrap();
+        assert_eq!(stock.set_weight(tiny, now()), Err(StockError::ZeroAmount));
+        assert!(!stock.is_consumed());
     }
 
     #[test]

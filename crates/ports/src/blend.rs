@@ -4,7 +4,9 @@ use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
 use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
 use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::project;
 use roastery_domain::stock::{LotKind, StockError};
+use roastery_domain::text;
 use uuid::Uuid;
 
 use crate::error::AppError;
@@ -39,6 +41,9 @@ impl<S: Store> Roastery<S> {
     /// Takes each used weight from its roasted lot (consuming those that reach zero) and creates
     /// the blended lot, all in one transaction.
     pub fn create_blend(&self, cmd: CreateBlend) -> Result<BlendedLotView, AppError> {
+        // Shape first (400): the name, the projects and the roasted lot list.
+        text::required("name", &cmd.name, text::NAME_MAX).map_err(BlendError::from)?;
+        project::check_references(&cmd.projects)?;
         let ids: Vec<Uuid> = cmd.roasted_lots.iter().map(|(id, _)| *id).collect();
         lot_source::check_source_ids(LotKind::Roasted, &ids).map_err(BlendError::from)?;
         let id = self.ids.new_id();

@@ -104,8 +104,13 @@ impl<S: Store> Roastery<S> {
             projects: Vec::new(),
             details: cmd.details.clone(),
         };
-        // Shape first (400): missing, blank or too long texts, malformed details.
+        // Shape first (400): missing, blank or too long texts, malformed details, project names,
+        // a price beyond any real one.
         let shaped = GreenLot::import(input.clone(), id, 0, now)?;
+        roastery_domain::project::check_references(&cmd.projects)?;
+        if let Some(price) = &cmd.price {
+            roastery_domain::price::check_bound(price.amount)?;
+        }
         let external_id = shaped.external_id.clone().unwrap_or_default();
         let choice =
             LocationChoice::from_request(cmd.location_id, cmd.location_external_id.as_deref());
@@ -123,14 +128,16 @@ impl<S: Store> Roastery<S> {
                         .ok_or_else(|| AppError::from(LocationError::NotFound(location_id)))
                 })
                 .transpose()?;
-            let by_external_id = match &choice {
-                Ok(LocationChoice::ExternalId(external)) => {
-                    Some(tx.location_by_external_id(external)?.ok_or_else(|| {
+            // Looked up even when both location forms are given: not-found ranks before conflict.
+            let by_external_id = cmd
+                .location_external_id
+                .as_ref()
+                .map(|external| {
+                    tx.location_by_external_id(external)?.ok_or_else(|| {
                         AppError::from(LocationError::ExternalIdNotFound(external.clone()))
-                    })?)
-                }
-                _ => None,
-            };
+                    })
+                })
+                .transpose()?;
             let projects = resolve_projects(tx, &cmd.projects)?;
             // resource_conflict
             choice.clone()?;

@@ -318,6 +318,7 @@ impl<S: Store> Roastery<S> {
     pub fn record_roast(&self, cmd: RecordRoast) -> Result<RecordedRoast, AppError> {
         // Shape first (400): the name, the green lot list, the details and the curves.
         text::required("name", &cmd.name, text::NAME_MAX).map_err(RoastError::from)?;
+        roastery_domain::project::check_references(&cmd.projects)?;
         let ids: Vec<Uuid> = cmd.green_lots.iter().map(|(id, _)| *id).collect();
         lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
         let details = cmd.details.clone().map(RoastDetails::new).transpose()?;
@@ -414,7 +415,20 @@ impl<S: Store> Roastery<S> {
     /// Imports a processing profile; its green lots and reference roast must exist, its
     /// percentages sum to 100, its external id (when given) be new.
     pub fn import_profile(&self, cmd: ImportProfile) -> Result<ProfileView, AppError> {
+        // Shape first (400): every text, the projects and the components' shape.
         text::required("name", &cmd.name, text::NAME_MAX).map_err(ProfileError::from)?;
+        text::optional(
+            "externalId",
+            cmd.external_id.as_deref(),
+            text::EXTERNAL_ID_MAX,
+        )
+        .map_err(ProfileError::from)?;
+        roastery_domain::roast_details::name_reference(
+            "profileGroup",
+            cmd.profile_group.as_deref(),
+        )
+        .map_err(ProfileError::from)?;
+        roastery_domain::project::check_references(&cmd.projects)?;
         profile::check_component_shape(&cmd.components)?;
         let id = self.ids.new_id();
         let now = self.clock.now();

@@ -7,7 +7,7 @@ use roastery_domain::BrokenRule;
 use roastery_domain::lot_source::LotSource;
 use roastery_domain::measure::{Measure, Unit};
 use roastery_domain::profile::ComponentDraft;
-use roastery_domain::roast_curve::{DataPoint, RoastCurve};
+use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
@@ -467,8 +467,8 @@ async fn roast_details_by_ids<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DataPointData {
-    /// Milliseconds since the roast started.
-    pub time: Option<i64>,
+    /// Milliseconds since the roast started; fractions are rounded half-even to whole ms.
+    pub time: Option<Amount>,
     pub value: Option<Amount>,
 }
 
@@ -485,8 +485,14 @@ impl CurveData {
         let points = self.data_points.unwrap_or_default();
         let mut data_points = Vec::with_capacity(points.len());
         for (i, p) in points.into_iter().enumerate() {
+            let time = required(p.time, &format!("{field}.dataPoints[{i}].time"))?;
             data_points.push(DataPoint {
-                time_ms: required(p.time, &format!("{field}.dataPoints[{i}].time"))?,
+                time_ms: roast_curve::whole_millis(time.0).ok_or_else(|| {
+                    ApiError::invalid_parameter(format!(
+                        "{field}.dataPoints[{i}].time: {} is not a time in milliseconds",
+                        time.0
+                    ))
+                })?,
                 value: required(p.value, &format!("{field}.dataPoints[{i}].value"))?.0,
             });
         }
