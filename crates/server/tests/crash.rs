@@ -695,7 +695,18 @@ async fn graceful_shutdown_finishes_requests_in_flight(backend: Backend) {
     // Well within the 30 s shutdown timeout plus start-up slack of a loaded machine.
     let status = server.wait_for_exit(Duration::from_secs(60));
     assert!(status.success(), "exit status {status}: {}", server.logs());
-    assert!(server.logs().contains("stopped"), "{}", server.logs());
+    let logs = server.logs();
+    assert!(logs.contains("stopped"), "{logs}");
+    // The server logged the requests after it had begun shutting down.
+    let (before, after) = logs
+        .split_once("SIGTERM received")
+        .unwrap_or_else(|| panic!("no SIGTERM in the logs: {logs}"));
+    assert!(!before.contains("inventory.green.importGreenLot"), "{logs}");
+    let answered = after
+        .lines()
+        .filter(|l| l.contains("inventory.green.importGreenLot"))
+        .count();
+    assert_eq!(answered, slow, "{logs}");
 
     let server = env.serve("after-shutdown");
     let base = server.base();
