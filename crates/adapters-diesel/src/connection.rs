@@ -134,7 +134,9 @@ pub(crate) fn pool(url: &DatabaseUrl, max_size: Option<u32>) -> Result<Pool, Sto
     };
     r2d2::Pool::builder()
         .max_size(max_size.unwrap_or(default_size))
-        .min_idle(Some(1))
+        // Connections open when asked for, never in the background: a pool thread still
+        // connecting while a one-shot command exits has crashed libpq's TLS at exit.
+        .min_idle(Some(0))
         .connection_timeout(Duration::from_secs(5))
         .connection_customizer(Box::new(SqlitePragmas))
         .build(Manager { url: url.clone() })

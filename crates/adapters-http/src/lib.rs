@@ -9,6 +9,7 @@ mod body;
 pub mod cursor;
 mod decode;
 pub mod error;
+pub mod fuzzing;
 pub mod openapi;
 mod ops;
 pub mod rate_limit;
