@@ -16,7 +16,7 @@ bin="$PWD/target/release/roastery"
 work="$(mktemp -d)"
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 export ROASTERY_DATABASE_URL="${ROASTERY_DATABASE_URL:-sqlite://$work/bench.db}"
-export ROASTERY_RATE_LIMIT=off RUST_LOG=warn
+export ROASTERY_RATE_LIMIT=off RUST_LOG=warn,rustls=error
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export ROASTERY_LISTEN="127.0.0.1:$port"
 account=$("$bin" accounts create --name bench --json)

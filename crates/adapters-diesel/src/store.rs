@@ -22,6 +22,9 @@ const RETRIES: u32 = 16;
 pub struct DieselStore {
     pool: Pool,
     url: DatabaseUrl,
+    /// SQLite has one writer at a time anyway; queueing writers of this process here, before
+    /// `BEGIN IMMEDIATE`, spares them SQLite's sleep-and-poll busy handler and its long tails.
+    sqlite_writers: std::sync::Arc<std::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for DieselStore {
@@ -38,7 +41,11 @@ impl DieselStore {
         let url = DatabaseUrl::parse(url)?;
         crate::migrate::run(&url)?;
         let pool = connection::pool(&url, pool_size)?;
-        Ok(Self { pool, url })
+        Ok(Self {
+            pool,
+            url,
+            sqlite_writers: Default::default(),
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -124,6 +131,15 @@ impl Store for DieselStore {
         &self,
         mut work: impl FnMut(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
+        let _turn = match self.backend() {
+            // A poisoned lock only means another writer panicked; the database is consistent.
+            Backend::Sqlite => Some(
+                self.sqlite_writers
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            ),
+            Backend::Postgres => None,
+        };
         let mut attempt = 0;
         loop {
             match self.run(true, &mut work) {
