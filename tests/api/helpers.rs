@@ -311,9 +311,10 @@ impl Drop for TestApp {
 }
 
 /// Turns each `async fn NAME(app) { ... }` into tests `NAME::sqlite` and `NAME::postgres`.
+/// `async fn NAME(app, config: |c| { ... })` adjusts the server's configuration first.
 #[macro_export]
 macro_rules! both_databases {
-    ($(async fn $name:ident($app:ident) $body:block)*) => {
+    ($(async fn $name:ident($app:ident $(, config: $adjust:expr)?) $body:block)*) => {
         $(
             mod $name {
                 #[allow(unused_imports)]
@@ -321,18 +322,28 @@ macro_rules! both_databases {
 
                 async fn run($app: $crate::helpers::TestApp) $body
 
+                fn adjust(_config: &mut roastery_server::Config) {
+                    $( ($adjust)(_config); )?
+                }
+
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn sqlite() {
-                    let app = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Sqlite)
-                        .await
-                        .expect("SQLite always runs");
+                    let app = $crate::helpers::TestApp::spawn_with(
+                        $crate::helpers::Backend::Sqlite,
+                        adjust,
+                    )
+                    .await
+                    .expect("SQLite always runs");
                     run(app).await;
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
-                    if let Some(app) =
-                        $crate::helpers::TestApp::spawn($crate::helpers::Backend::Postgres).await
+                    if let Some(app) = $crate::helpers::TestApp::spawn_with(
+                        $crate::helpers::Backend::Postgres,
+                        adjust,
+                    )
+                    .await
                     {
                         run(app).await;
                     }

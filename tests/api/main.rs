@@ -13,3 +13,4 @@ mod mrp;
 mod precedence;
 mod quality;
 mod roast;
+mod slow_clients;

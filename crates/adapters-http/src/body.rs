@@ -11,11 +11,15 @@ use crate::error::ApiError;
 
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 1024 * 1024;
-/// How long a client may take to send its body.
+/// How long a client may take to send its body, unless configured otherwise.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Reads the whole body, up to `limit` bytes. A larger body is drained (up to a bound) and refused.
-pub async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes, ApiError> {
+pub async fn read_body(
+    mut payload: web::Payload,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, ApiError> {
     let read = async {
         let mut body = BytesMut::new();
         let mut too_large = false;
@@ -41,7 +45,7 @@ pub async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Bytes,
         }
         Ok(body.freeze())
     };
-    tokio::time::timeout(BODY_TIMEOUT, read)
+    tokio::time::timeout(timeout, read)
         .await
         .map_err(|_| ApiError::invalid_request("the request body was not received in time"))?
 }

@@ -113,6 +113,7 @@ async fn openapi_json() -> HttpResponse {
 }
 
 async fn not_found(req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
-    let _ = body::read_body(payload, body::MAX_BODY).await;
+    // Drained only so the connection stays usable; a short wait is enough.
+    let _ = body::read_body(payload, body::MAX_BODY, std::time::Duration::from_secs(5)).await;
     Err(ApiError::not_found_path(req.path()))
 }

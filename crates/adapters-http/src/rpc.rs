@@ -18,7 +18,7 @@ pub async fn rpc<S: Store>(
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
     // Read first, judge later: an unread body would close the connection.
-    let body = read_body(payload, MAX_BODY).await;
+    let body = read_body(payload, MAX_BODY, state.body_timeout).await;
     if req.method() != Method::POST {
         return Err(ApiError::method_not_allowed(
             "operations are called with POST",

@@ -21,6 +21,8 @@ pub struct AppState<S: Store> {
     pub(crate) auth_cache: moka::sync::Cache<String, Result<AccessGrant, BearerRefusal>>,
     /// `None` when rate limiting is off.
     pub(crate) rate_limits: Option<RateLimits>,
+    /// How long a client may take to send a request body.
+    pub(crate) body_timeout: std::time::Duration,
 }
 
 impl<S: Store> AppState<S> {
@@ -33,7 +35,14 @@ impl<S: Store> AppState<S> {
                 .time_to_live(AUTH_CACHE_TTL)
                 .build(),
             rate_limits: None,
+            body_timeout: crate::body::BODY_TIMEOUT,
         }
+    }
+
+    /// Gives clients `timeout` to send a request body; slower ones get 400 `invalid_request`.
+    pub fn with_body_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.body_timeout = timeout;
+        self
     }
 
     /// Limits operations per service account and token requests per client id with `quota`

@@ -106,7 +106,7 @@ pub async fn token<S: Store>(
     payload: web::Payload,
     state: web::Data<AppState<S>>,
 ) -> HttpResponse {
-    let body = read_body(payload, crate::body::MAX_BODY).await;
+    let body = read_body(payload, crate::body::MAX_BODY, state.body_timeout).await;
     if req.method() != actix_web::http::Method::POST {
         return oauth_error(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -24,6 +24,12 @@ pub struct Config {
     pub pool_size: Option<u32>,
     /// `text` or `json` (`ROASTERY_LOG_FORMAT`).
     pub log_format: String,
+    /// Seconds a client may take to send its request head (`ROASTERY_HEADER_TIMEOUT`).
+    pub header_timeout: u64,
+    /// Seconds a client may take to send its request body (`ROASTERY_BODY_TIMEOUT`).
+    pub body_timeout: u64,
+    /// Connections served at once per worker (`ROASTERY_MAX_CONNECTIONS`); more wait to be accepted.
+    pub max_connections: usize,
 }
 
 impl Default for Config {
@@ -37,6 +43,9 @@ impl Default for Config {
             workers: None,
             pool_size: None,
             log_format: "text".into(),
+            header_timeout: 10,
+            body_timeout: 30,
+            max_connections: 10_000,
         }
     }
 }
@@ -80,6 +89,23 @@ impl Config {
         }
         if let Some(v) = var("ROASTERY_LOG_FORMAT") {
             self.log_format = v;
+        }
+        let seconds = |name: &str, v: String| -> anyhow::Result<u64> {
+            match v.parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => anyhow::bail!("{name} must be a whole number of seconds above zero"),
+            }
+        };
+        if let Some(v) = var("ROASTERY_HEADER_TIMEOUT") {
+            self.header_timeout = seconds("ROASTERY_HEADER_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_BODY_TIMEOUT") {
+            self.body_timeout = seconds("ROASTERY_BODY_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_MAX_CONNECTIONS") {
+            self.max_connections = v
+                .parse()
+                .context("ROASTERY_MAX_CONNECTIONS must be a number")?;
         }
         roastery_adapters_http::parse_rate_limit(&self.rate_limit).map_err(anyhow::Error::msg)?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {

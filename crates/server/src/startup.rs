@@ -3,6 +3,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::web;
 use anyhow::Context;
@@ -67,9 +68,15 @@ impl Application {
         let rate_limit = roastery_adapters_http::parse_rate_limit(&config.rate_limit)
             .map_err(anyhow::Error::msg)?;
         let state = web::Data::new(
-            AppState::new(app, CursorCodec::new(cursor_key)).with_rate_limit(rate_limit),
+            AppState::new(app, CursorCodec::new(cursor_key))
+                .with_rate_limit(rate_limit)
+                .with_body_timeout(Duration::from_secs(config.body_timeout)),
         );
-        let mut limits = ServerLimits::default();
+        let mut limits = ServerLimits {
+            request_head_timeout: Duration::from_secs(config.header_timeout),
+            max_connections_per_worker: config.max_connections.max(1),
+            ..ServerLimits::default()
+        };
         if let Some(workers) = config.workers {
             limits.workers = workers.max(1);
         }
