@@ -34,10 +34,8 @@ impl CursorCodec {
     }
 
     fn mac(&self, operation: &str, payload: &str) -> HmacSha256 {
-        // HMAC accepts keys of any length.
-        let mut mac = HmacSha256::new_from_slice(&self.key).unwrap_or_else(|_| {
-            HmacSha256::new_from_slice(b"roastery").expect("static key is valid")
-        });
+        let mut mac =
+            HmacSha256::new_from_slice(&self.key).expect("HMAC accepts keys of any length");
         mac.update(operation.as_bytes());
         mac.update(b"\n");
         mac.update(payload.as_bytes());

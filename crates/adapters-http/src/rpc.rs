@@ -40,7 +40,6 @@ pub async fn rpc<S: Store>(
                 let ctx = Ctx {
                     state: state.into_inner(),
                     operation,
-                    grant,
                 };
                 ops::call(ctx, body).await
             }

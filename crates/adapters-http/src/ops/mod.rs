@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use actix_web::HttpResponse;
 use actix_web::web::Bytes;
-use roastery_domain::account::AccessGrant;
 use roastery_domain::page::{PageRequest, Position};
 use roastery_domain::scope::Scope;
 use roastery_ports::{AppError, Roastery, Store};
@@ -89,8 +88,6 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
 pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
     pub operation: Operation,
-    #[allow(dead_code)]
-    pub grant: AccessGrant,
 }
 
 impl<S: Store> Ctx<S> {
