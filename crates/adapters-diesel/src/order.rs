@@ -56,6 +56,8 @@ use schema::*;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = orders)]
+// None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
+#[diesel(treat_none_as_default_value = false)]
 struct OrderRow {
     id: String,
     external_id: String,
@@ -69,6 +71,8 @@ struct OrderRow {
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = order_items)]
+// None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
+#[diesel(treat_none_as_default_value = false)]
 struct ItemRow {
     order_id: String,
     position: i32,

@@ -55,6 +55,8 @@ use schema::*;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = products)]
+// None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
+#[diesel(treat_none_as_default_value = false)]
 struct ProductRow {
     id: String,
     external_id: String,
@@ -65,6 +67,8 @@ struct ProductRow {
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = product_variants)]
+// None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
+#[diesel(treat_none_as_default_value = false)]
 struct VariantRow {
     sku: String,
     product_id: String,
