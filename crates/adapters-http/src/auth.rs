@@ -68,3 +68,48 @@ pub fn require_scope(grant: &AccessGrant, scope: Scope) -> Result<(), ApiError> 
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use actix_web::test::TestRequest;
+    use roastery_ports::testing::memory_roastery;
+
+    use super::*;
+    use crate::cursor::CursorCodec;
+
+    #[actix_web::test]
+    async fn a_cached_answer_stands_until_it_expires_then_revocation_holds() {
+        let (app, _clock) = memory_roastery();
+        let account = app.create_account("ERP", "core.location").unwrap();
+        let token = app
+            .issue_token(&account.account.client_id, &account.client_secret, None)
+            .unwrap()
+            .access_token;
+        let state = AppState::new(app.clone(), CursorCodec::new(vec![7; 32]))
+            .with_auth_cache_ttl(Duration::from_millis(200));
+        let req = TestRequest::default()
+            .insert_header(("Authorization", format!("Bearer {token}")))
+            .to_http_request();
+        assert!(authenticate(&state, &req).await.is_ok());
+        app.revoke_account(&account.account.client_id).unwrap();
+        // Still accepted: the answer came from the cache, not from the store.
+        assert!(authenticate(&state, &req).await.is_ok());
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let refused = authenticate(&state, &req).await.unwrap_err();
+        assert_eq!(refused.code, "invalid_authentication");
+    }
+
+    #[test]
+    fn only_bearer_tokens_are_read() {
+        let basic = TestRequest::default()
+            .insert_header(("Authorization", "Basic abc"))
+            .to_http_request();
+        assert!(bearer_token(&basic).is_err());
+        let bearer = TestRequest::default()
+            .insert_header(("Authorization", "bearer  tok "))
+            .to_http_request();
+        assert_eq!(bearer_token(&bearer).unwrap(), "tok");
+    }
+}

@@ -39,6 +39,16 @@ impl<S: Store> AppState<S> {
         }
     }
 
+    /// Reuses a token's verification for `ttl` (default [`AUTH_CACHE_TTL`]); a revocation takes
+    /// effect within that time.
+    pub fn with_auth_cache_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.auth_cache = moka::sync::Cache::builder()
+            .max_capacity(100_000)
+            .time_to_live(ttl)
+            .build();
+        self
+    }
+
     /// Gives clients `timeout` to send a request body; slower ones get 400 `invalid_request`.
     pub fn with_body_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.body_timeout = timeout;
