@@ -1,8 +1,6 @@
 //! Stored blended lots and their sources (the roasted lots each blend was made from, in the order
 //! given, so lineage can be walked from a blend back to its roasts and their green lots).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use roastery_domain::blended_lot::BlendedLot;
@@ -12,9 +10,11 @@ use roastery_domain::stock::Stock;
 use roastery_ports::repo::{BlendRepo, StoreResult};
 use uuid::Uuid;
 
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::error::OrStoreError;
-use crate::roast::{SourceRow, projects_from_db, projects_to_db, weight_from_db};
+use crate::roast::{
+    SourceRow, SourceTuple, group_sources, projects_from_db, projects_to_db, weight_from_db,
+};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
@@ -66,8 +66,6 @@ struct BlendedLotRow {
     last_modified_at: NaiveDateTime,
 }
 
-type BlendSourceTuple = (String, i32, String, String, Option<String>, i64, String);
-
 impl BlendedLotRow {
     fn from_domain(l: &BlendedLot) -> StoreResult<Self> {
         Ok(Self {
@@ -112,23 +110,12 @@ impl DieselTx {
             return Ok(Vec::new());
         }
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-        let sources: Vec<BlendSourceTuple> = blend_sources::table
+        let sources: Vec<SourceTuple> = blend_sources::table
             .filter(blend_sources::blended_lot_id.eq_any(&ids))
             .order((blend_sources::blended_lot_id, blend_sources::position))
             .load(self.conn())
             .store()?;
-        let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
-        for (lot_id, _, source_id, name, external_id, used_micros, used_unit) in sources {
-            let source = SourceRow {
-                lot_id: source_id,
-                name,
-                external_id,
-                used_micros,
-                used_unit,
-            }
-            .into_domain("blend source")?;
-            by_lot.entry(lot_id).or_default().push(source);
-        }
+        let mut by_lot = group_sources(sources, "blend source")?;
         rows.into_iter()
             .map(|row| {
                 let sources = by_lot.remove(&row.id).unwrap_or_default();
@@ -180,21 +167,10 @@ impl BlendRepo for DieselTx {
         if let Some(from) = from {
             query = query.filter(blended_lots::blended_date.ge(to_db(from)));
         }
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                blended_lots::blended_date.le(at).and(
-                    blended_lots::blended_date
-                        .lt(at)
-                        .or(blended_lots::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<BlendedLotRow> = query
-            .order((blended_lots::blended_date.desc(), blended_lots::id.desc()))
-            .limit(overfetch(page))
-            .load(self.conn())
-            .store()?;
+        let rows: Vec<BlendedLotRow> =
+            newest_first!(query, page, blended_lots::blended_date, blended_lots::id)
+                .load(self.conn())
+                .store()?;
         let items = self.blended_lots_with_sources(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |l| {
             (l.blended_date, l.id)

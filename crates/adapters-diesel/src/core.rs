@@ -304,22 +304,11 @@ impl LocationRepo for DieselTx {
     }
 
     fn list_locations(&mut self, page: &PageRequest) -> StoreResult<Page<Location>> {
-        let mut query = locations::table.into_boxed();
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                locations::created_at.le(at).and(
-                    locations::created_at
-                        .lt(at)
-                        .or(locations::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<LocationRow> = query
-            .order((locations::created_at.desc(), locations::id.desc()))
-            .limit(overfetch(page))
-            .load(self.conn())
-            .store()?;
+        let query = locations::table.into_boxed();
+        let rows: Vec<LocationRow> =
+            newest_first!(query, page, locations::created_at, locations::id)
+                .load(self.conn())
+                .store()?;
         let items = rows
             .into_iter()
             .map(LocationRow::into_domain)
@@ -375,20 +364,8 @@ impl ProjectRepo for DieselTx {
     }
 
     fn list_projects(&mut self, page: &PageRequest) -> StoreResult<Page<Project>> {
-        let mut query = projects::table.into_boxed();
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                projects::created_at.le(at).and(
-                    projects::created_at
-                        .lt(at)
-                        .or(projects::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<ProjectRow> = query
-            .order((projects::created_at.desc(), projects::id.desc()))
-            .limit(overfetch(page))
+        let query = projects::table.into_boxed();
+        let rows: Vec<ProjectRow> = newest_first!(query, page, projects::created_at, projects::id)
             .load(self.conn())
             .store()?;
         let items = rows

@@ -14,7 +14,7 @@ use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
@@ -313,19 +313,7 @@ impl CuppingRepo for DieselTx {
         if let Some(state) = filter.state {
             query = query.filter(cuppings::state.eq(state.as_str()));
         }
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                cuppings::start_date.le(at).and(
-                    cuppings::start_date
-                        .lt(at)
-                        .or(cuppings::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<CuppingRow> = query
-            .order((cuppings::start_date.desc(), cuppings::id.desc()))
-            .limit(overfetch(page))
+        let rows: Vec<CuppingRow> = newest_first!(query, page, cuppings::start_date, cuppings::id)
             .load(self.conn())
             .store()?;
         let items = self.restore_cuppings(rows)?;

@@ -17,7 +17,7 @@ use roastery_ports::repo::{GreenLotRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
@@ -317,21 +317,10 @@ impl GreenLotRepo for DieselTx {
         if let Some(from) = modified_from {
             query = query.filter(green_lots::last_modified_date.ge(to_db(from)));
         }
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                green_lots::registration_date.le(at).and(
-                    green_lots::registration_date
-                        .lt(at)
-                        .or(green_lots::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<GreenLotRow> = query
-            .order((green_lots::registration_date.desc(), green_lots::id.desc()))
-            .limit(overfetch(page))
-            .load(self.conn())
-            .store()?;
+        let rows: Vec<GreenLotRow> =
+            newest_first!(query, page, green_lots::registration_date, green_lots::id)
+                .load(self.conn())
+                .store()?;
         Ok(Page::from_overfetch(into_lots(rows)?, page.limit, |l| {
             (l.registration_date, l.id)
         }))

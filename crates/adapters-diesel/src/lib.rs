@@ -10,6 +10,22 @@
 
 /// Runs `$body` with `$c` bound to the concrete connection of either backend: for the statements
 /// [`AnyConnection`]'s multi-backend cannot express, such as multi-row inserts.
+/// One newest-first listing page of a boxed query: the rows after the page's keyset position,
+/// ordered by (`$at`, `$id`) descending, one row more than the page holds. The filter is a range
+/// the (at, id) index serves: `at <= :at AND (at < :at OR id < :id)`.
+macro_rules! newest_first {
+    ($query:ident, $page:expr, $at:expr, $id:expr) => {{
+        let mut query = $query;
+        if let Some((at, id)) = $crate::core::keyset($page)? {
+            let at = $crate::time::to_db(at);
+            query = query.filter($at.le(at).and($at.lt(at).or($id.lt(id.to_string()))));
+        }
+        query
+            .order(($at.desc(), $id.desc()))
+            .limit($crate::core::overfetch($page))
+    }};
+}
+
 macro_rules! on_backend {
     ($conn:expr, |$c:ident| $body:expr) => {
         match $conn {

@@ -19,7 +19,7 @@ use roastery_domain::product::Sku;
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::product::{CHUNK, Db};
 use crate::store::DieselTx;
@@ -271,17 +271,7 @@ impl OrderRepo for DieselTx {
         if let Some(status) = filter.status {
             query = query.filter(orders::status.eq(status.as_str()));
         }
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                orders::order_date
-                    .le(at)
-                    .and(orders::order_date.lt(at).or(orders::id.lt(id.to_string()))),
-            );
-        }
-        let rows: Vec<OrderRow> = query
-            .order((orders::order_date.desc(), orders::id.desc()))
-            .limit(overfetch(page))
+        let rows: Vec<OrderRow> = newest_first!(query, page, orders::order_date, orders::id)
             .load(self.conn())
             .store()?;
         let items = self.with_items(rows)?;

@@ -8,7 +8,7 @@ use roastery_ports::StoreError;
 use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::cupping::{lot_ref, lot_type, micros};
 use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
@@ -166,24 +166,14 @@ impl PhysicalRepo for DieselTx {
             let ids: Vec<String> = filter.lot_ids.iter().map(ToString::to_string).collect();
             query = query.filter(physical_analyses::lot_id.eq_any(ids));
         }
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                physical_analyses::analysis_date.le(at).and(
-                    physical_analyses::analysis_date
-                        .lt(at)
-                        .or(physical_analyses::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<AnalysisRow> = query
-            .order((
-                physical_analyses::analysis_date.desc(),
-                physical_analyses::id.desc(),
-            ))
-            .limit(overfetch(page))
-            .load(self.conn())
-            .store()?;
+        let rows: Vec<AnalysisRow> = newest_first!(
+            query,
+            page,
+            physical_analyses::analysis_date,
+            physical_analyses::id
+        )
+        .load(self.conn())
+        .store()?;
         let items = rows
             .into_iter()
             .map(AnalysisRow::into_domain)

@@ -17,7 +17,7 @@ use roastery_domain::product::{PackageSize, Product, Sku, Variant};
 use roastery_ports::repo::*;
 
 use crate::connection::AnyConnection;
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
@@ -241,20 +241,8 @@ impl ProductRepo for DieselTx {
     }
 
     fn list_products(&mut self, page: &PageRequest) -> StoreResult<Page<Product>> {
-        let mut query = products::table.into_boxed();
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                products::created_at.le(at).and(
-                    products::created_at
-                        .lt(at)
-                        .or(products::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<ProductRow> = query
-            .order((products::created_at.desc(), products::id.desc()))
-            .limit(overfetch(page))
+        let query = products::table.into_boxed();
+        let rows: Vec<ProductRow> = newest_first!(query, page, products::created_at, products::id)
             .load(self.conn())
             .store()?;
         let items = self.with_variants(rows)?;

@@ -25,7 +25,7 @@ use roastery_ports::repo::{RoastRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::core::{keyset, overfetch, uuid};
+use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
@@ -192,7 +192,28 @@ struct RoastedLotRow {
     last_modified_at: NaiveDateTime,
 }
 
-type RoastSourceTuple = (String, i32, String, String, Option<String>, i64, String);
+/// A stored source row: owning lot id, position, source lot id, name, external id, used weight.
+pub(crate) type SourceTuple = (String, i32, String, String, Option<String>, i64, String);
+
+/// Groups source rows (ordered by lot and position) by the lot that used them.
+pub(crate) fn group_sources(
+    rows: Vec<SourceTuple>,
+    what: &str,
+) -> StoreResult<HashMap<String, Vec<LotSource>>> {
+    let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
+    for (lot_id, _, source_id, name, external_id, used_micros, used_unit) in rows {
+        let source = SourceRow {
+            lot_id: source_id,
+            name,
+            external_id,
+            used_micros,
+            used_unit,
+        }
+        .into_domain(what)?;
+        by_lot.entry(lot_id).or_default().push(source);
+    }
+    Ok(by_lot)
+}
 
 impl RoastedLotRow {
     fn from_domain(l: &RoastedLot) -> StoreResult<Self> {
@@ -247,23 +268,12 @@ impl DieselTx {
             return Ok(Vec::new());
         }
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-        let sources: Vec<RoastSourceTuple> = roast_sources::table
+        let sources: Vec<SourceTuple> = roast_sources::table
             .filter(roast_sources::roasted_lot_id.eq_any(&ids))
             .order((roast_sources::roasted_lot_id, roast_sources::position))
             .load(self.conn())
             .store()?;
-        let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
-        for (lot_id, _, source_id, name, external_id, used_micros, used_unit) in sources {
-            let source = SourceRow {
-                lot_id: source_id,
-                name,
-                external_id,
-                used_micros,
-                used_unit,
-            }
-            .into_domain("roast source")?;
-            by_lot.entry(lot_id).or_default().push(source);
-        }
+        let mut by_lot = group_sources(sources, "roast source")?;
         rows.into_iter()
             .map(|row| {
                 let sources = by_lot.remove(&row.id).unwrap_or_default();
@@ -544,21 +554,10 @@ impl RoastRepo for DieselTx {
         if let Some(from) = from {
             query = query.filter(roasted_lots::roasted_date.ge(to_db(from)));
         }
-        if let Some((at, id)) = keyset(page)? {
-            let at = to_db(at);
-            query = query.filter(
-                roasted_lots::roasted_date.le(at).and(
-                    roasted_lots::roasted_date
-                        .lt(at)
-                        .or(roasted_lots::id.lt(id.to_string())),
-                ),
-            );
-        }
-        let rows: Vec<RoastedLotRow> = query
-            .order((roasted_lots::roasted_date.desc(), roasted_lots::id.desc()))
-            .limit(overfetch(page))
-            .load(self.conn())
-            .store()?;
+        let rows: Vec<RoastedLotRow> =
+            newest_first!(query, page, roasted_lots::roasted_date, roasted_lots::id)
+                .load(self.conn())
+                .store()?;
         let items = self.roasted_lots_with_sources(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |l| {
             (l.roasted_date, l.id)
