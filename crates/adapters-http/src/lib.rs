@@ -5,6 +5,8 @@
 //! `roastery_ports::Roastery` and encode its answer.
 
 mod auth;
+#[doc(hidden)]
+pub mod bench_support;
 mod body;
 pub mod cursor;
 mod decode;

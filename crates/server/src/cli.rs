@@ -1,4 +1,4 @@
-//! The command line: `serve`, `accounts create|list|revoke`, `seed demo`.
+//! The command line: `serve`, `accounts create|list|revoke`, `seed demo|bench`.
 
 use std::path::PathBuf;
 
@@ -67,6 +67,19 @@ pub enum AccountsCommand {
 pub enum SeedCommand {
     /// A realistic demo data set, loaded through the same use cases as the API.
     Demo,
+    /// The benchmark data set (`make bench`): many green lots, roasts and orders, written through
+    /// the use cases from several threads; prints the ids the load scenarios use as JSON.
+    Bench {
+        #[arg(long, default_value_t = 100_000)]
+        green_lots: usize,
+        #[arg(long, default_value_t = 200)]
+        roasts: usize,
+        #[arg(long, default_value_t = 1_000)]
+        orders: usize,
+        /// Writers in parallel (each one transaction per use case).
+        #[arg(long, default_value_t = 4)]
+        threads: usize,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -84,6 +97,23 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Seed {
             command: SeedCommand::Demo,
         } => crate::seed::demo(&open_roastery(&config.database_url, Some(2))?),
+        Command::Seed {
+            command:
+                SeedCommand::Bench {
+                    green_lots,
+                    roasts,
+                    orders,
+                    threads,
+                },
+        } => crate::bench_data::bench(
+            &open_roastery(&config.database_url, Some(threads.max(1) as u32))?,
+            crate::bench_data::BenchSize {
+                green_lots,
+                roasts,
+                orders,
+                threads,
+            },
+        ),
     }
 }
 

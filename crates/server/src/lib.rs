@@ -1,6 +1,7 @@
 //! The `roastery` binary's library: configuration, wiring of the adapters and the command line.
 //! Integration tests start the service through [`Application`] exactly as `roastery serve` does.
 
+pub mod bench_data;
 pub mod cli;
 pub mod config;
 pub mod seed;

@@ -4,7 +4,7 @@
 mod blend;
 mod core;
 mod cupping;
-mod green;
+pub(crate) mod green;
 mod mrp;
 mod physical;
 mod roast;
