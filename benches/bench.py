@@ -29,7 +29,7 @@ import time
 from urllib.parse import urlencode
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "roastery")
+BIN = os.path.abspath(os.environ.get("BENCH_BIN") or os.path.join(ROOT, "target", "release", "roastery"))
 BARE = os.path.join(ROOT, "target", "release", "bare")
 LUA = os.path.join(ROOT, "benches", "rpc.lua")
 DOC = os.path.join(ROOT, "docs", "performance.md")
