@@ -254,8 +254,7 @@ impl GreenLotRepo for DieselTx {
         }
         Ok(ids
             .iter()
-            .filter_map(|id| found.iter().position(|l| l.id == *id))
-            .map(|i| found[i].clone())
+            .filter_map(|id| found.iter().find(|l| l.id == *id).cloned())
             .collect())
     }
 
