@@ -1,5 +1,12 @@
 //! Encoding a `listGreenLots` page of 50 lots to JSON, as the operation answers it.
 
+#![allow(
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    reason = "benchmark fixtures: fixed valid inputs"
+)]
+
 use std::hint::black_box;
 
 use chrono::{DateTime, Utc};

@@ -103,8 +103,11 @@ fn utc_seconds(at: &DateTime<Utc>) -> Option<Rfc3339Seconds> {
     let mut out = *b"0000-00-00T00:00:00Z";
     let mut put = |at: usize, value: u32, width: usize| {
         let mut value = value;
-        for i in (at..at + width).rev() {
-            out[i] = b'0' + (value % 10) as u8;
+        for digit in out.iter_mut().skip(at).take(width).rev() {
+            *digit = b"0123456789"
+                .get((value % 10) as usize)
+                .copied()
+                .unwrap_or(b'0');
             value /= 10;
         }
     };

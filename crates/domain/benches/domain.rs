@@ -1,5 +1,12 @@
 //! Micro-benchmarks of the rules on every write: weight arithmetic and a green-lot transfer.
 
+#![allow(
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    reason = "benchmark fixtures: fixed valid inputs"
+)]
+
 use std::hint::black_box;
 
 use chrono::{DateTime, Utc};

@@ -2,6 +2,15 @@
 //! and orders, written through the same use cases as the API (one transaction per use case) from
 //! several threads. Prints the ids the load scenarios need as one JSON object.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::indexing_slicing,
+    clippy::cast_possible_wrap,
+    clippy::cast_possible_truncation,
+    clippy::manual_is_multiple_of,
+    reason = "a seeding tool: small fixed tables indexed by counters, answers on standard output"
+)]
+
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -111,7 +111,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     threads,
                 },
         } => crate::bench_data::bench(
-            &open_roastery(&config.database_url, Some(threads.max(1) as u32))?,
+            &open_roastery(
+                &config.database_url,
+                Some(u32::try_from(threads.max(1)).unwrap_or(u32::MAX)),
+            )?,
             crate::bench_data::BenchSize {
                 green_lots,
                 roasts,
