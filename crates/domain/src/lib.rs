@@ -16,6 +16,7 @@ pub mod cupping_result;
 pub mod decimal;
 pub mod green_lot;
 pub mod green_lot_details;
+pub mod ledger;
 pub mod location;
 pub mod lot_source;
 pub mod measure;

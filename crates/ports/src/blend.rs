@@ -2,6 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
+use roastery_domain::cupping::LotRef;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project;
@@ -70,6 +72,7 @@ impl<S: Store> Roastery<S> {
             });
             let used = used_weights(&cmd.roasted_lots, consumed)?;
             let lot_number = tx.next_number(LotKind::Blended.prefix())?;
+            let before: Vec<_> = lots.iter().map(|l| l.stock.weight()).collect();
             let sources = lots
                 .iter_mut()
                 .zip(used)
@@ -100,6 +103,34 @@ impl<S: Store> Roastery<S> {
                 tx.update_roasted_lot_stock(lot)?;
             }
             tx.insert_blended_lot(&blend)?;
+            let blend_ref = LotRef {
+                id: blend.id,
+                kind: LotKind::Blended,
+            };
+            let mut movements: Vec<Movement> = lots
+                .iter()
+                .zip(before)
+                .map(|(lot, before)| Movement {
+                    lot: LotRef {
+                        id: lot.id,
+                        kind: LotKind::Roasted,
+                    },
+                    kind: EntryKind::BlendInput,
+                    before,
+                    after: lot.stock.weight(),
+                    reference: Some(Reference::Lot(blend_ref)),
+                })
+                .collect();
+            movements.push(Movement::created(
+                blend_ref,
+                EntryKind::BlendOutput,
+                blend.stock.weight(),
+            ));
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.blend.createBlend",
+                now,
+                &movements,
+            ))?;
             blended_view(tx, blend)
         })
     }

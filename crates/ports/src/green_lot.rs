@@ -14,7 +14,10 @@ use chrono::{DateTime, Utc};
 use roastery_domain::green_lot::{
     Destination, GreenLot, GreenLotError, GreenLotImport, LocationChoice, TransferredTo,
 };
+use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
+use roastery_domain::stock::LotKind;
 use roastery_domain::location::{Location, LocationError};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::price::{Currency, Price};
@@ -164,6 +167,12 @@ impl<S: Store> Roastery<S> {
                 now,
             )?;
             tx.insert_green_lot(&lot)?;
+            let movement = Movement::created(green_ref(lot.id), EntryKind::Import, lot.weight());
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.green.importGreenLot",
+                now,
+                &[movement],
+            ))?;
             Ok(GreenLotView { lot, location })
         });
         match result {
@@ -201,7 +210,9 @@ impl<S: Store> Roastery<S> {
                     return Err(weight_error);
                 }
             };
+            let source_before = source.weight();
             let mut target = tx.active_green_lot_at(source.origin_id, destination.id)?;
+            let target_before = target.as_ref().map(|t| t.weight());
             let transfer = match target.as_mut().filter(|t| t.id != source.id) {
                 Some(target) => source.transfer(weight, Destination::Merge(target), now)?,
                 None => {
@@ -240,6 +251,31 @@ impl<S: Store> Roastery<S> {
                     target
                 }
             };
+            let destination_before = match target_before {
+                Some(w) if destination_lot.id != source.id => w,
+                _ => Weight::zero(destination_lot.weight().unit()),
+            };
+            let movements = [
+                Movement {
+                    lot: green_ref(source.id),
+                    kind: EntryKind::TransferOut,
+                    before: source_before,
+                    after: source.weight(),
+                    reference: Some(Reference::Lot(green_ref(destination_lot.id))),
+                },
+                Movement {
+                    lot: green_ref(destination_lot.id),
+                    kind: EntryKind::TransferIn,
+                    before: destination_before,
+                    after: destination_lot.weight(),
+                    reference: Some(Reference::Lot(green_ref(source.id))),
+                },
+            ];
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.green.transferGreenLotToLocation",
+                now,
+                &movements,
+            ))?;
             let source_location = match source.location_id {
                 Some(id) => tx.location(id)?,
                 None => None,
@@ -271,8 +307,21 @@ impl<S: Store> Roastery<S> {
                 }
                 Err(e) => return Err(e),
             };
+            let before = lot.weight();
             lot.set_weight(weight, now)?;
             tx.update_green_lot(&lot)?;
+            let movement = Movement {
+                lot: green_ref(lot.id),
+                kind: EntryKind::SetWeight,
+                before,
+                after: lot.weight(),
+                reference: None,
+            };
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.green.setGreenLotWeight",
+                now,
+                &[movement],
+            ))?;
             let location = match lot.location_id {
                 Some(id) => tx.location(id)?,
                 None => None,
@@ -310,6 +359,13 @@ impl<S: Store> Roastery<S> {
                 .collect();
             Ok(Page::from_found(found, &page)?)
         })
+    }
+}
+
+pub(crate) fn green_ref(id: Uuid) -> LotRef {
+    LotRef {
+        id,
+        kind: LotKind::Green,
     }
 }
 

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use roastery_domain::cupping::LotRef as LotKey;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use roastery_domain::profile::{
@@ -307,8 +309,24 @@ impl<S: Store> Roastery<S> {
                 Err(_) if lot.stock.is_consumed() => return Err(StockError::Consumed.into()),
                 Err(e) => return Err(e),
             };
+            let before = lot.stock.weight();
             lot.set_weight(weight, now)?;
             tx.update_roasted_lot_stock(&lot)?;
+            let movement = Movement {
+                lot: LotKey {
+                    id: lot.id,
+                    kind: LotKind::Roasted,
+                },
+                kind: EntryKind::SetWeight,
+                before,
+                after: lot.stock.weight(),
+                reference: None,
+            };
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.roast.setRoastedLotWeight",
+                now,
+                &[movement],
+            ))?;
             roasted_view(tx, lot)
         })
     }
@@ -361,6 +379,7 @@ impl<S: Store> Roastery<S> {
             let used = used_weights(&cmd.green_lots, consumed())?;
             let weight = cmd.weight.weight().map_err(|e| consumed().unwrap_or(e))?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
+            let before: Vec<_> = lots.iter().map(|l| l.weight()).collect();
             let sources = lots
                 .iter_mut()
                 .zip(used)
@@ -388,6 +407,27 @@ impl<S: Store> Roastery<S> {
                 lot_number,
                 now,
             )?;
+            let roasted_ref = LotKey {
+                id: roasted.id,
+                kind: LotKind::Roasted,
+            };
+            let mut movements: Vec<Movement> = lots
+                .iter()
+                .zip(before)
+                .map(|(lot, before)| Movement {
+                    lot: crate::green_lot::green_ref(lot.id),
+                    kind: EntryKind::RoastInput,
+                    before,
+                    after: lot.weight(),
+                    reference: Some(Reference::Lot(roasted_ref)),
+                })
+                .collect();
+            movements.push(Movement::created(
+                roasted_ref,
+                EntryKind::RoastOutput,
+                roasted.stock.weight(),
+            ));
+            let entries = self.ledger_entries("inventory.roast.recordRoast", now, &movements);
             let mut green_lots = Vec::with_capacity(lots.len());
             for mut lot in lots {
                 lot.last_modified_date = now;
@@ -399,6 +439,7 @@ impl<S: Store> Roastery<S> {
                 green_lots.push(GreenLotView { lot, location });
             }
             tx.insert_roasted_lot(&roasted)?;
+            tx.insert_ledger_entries(&entries)?;
             if let Some(details) = &details {
                 tx.insert_roast_details(roasted.id, details)?;
             }

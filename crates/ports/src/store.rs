@@ -22,6 +22,7 @@ pub trait Repos:
     + PhysicalRepo
     + ProductRepo
     + OrderRepo
+    + TraceRepo
 {
 }
 
@@ -37,6 +38,7 @@ impl<T> Repos for T where
         + PhysicalRepo
         + ProductRepo
         + OrderRepo
+    + TraceRepo
 {
 }
 

@@ -15,7 +15,7 @@ use crate::repo::{RoastRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
 pub struct RoastData {
-    lots: Vec<RoastedLot>,
+    pub(super) lots: Vec<RoastedLot>,
     details: BTreeMap<Uuid, RoastDetails>,
     curves: BTreeMap<Uuid, Vec<RoastCurve>>,
     profiles: Vec<Profile>,
