@@ -8,6 +8,7 @@ mod green;
 mod mrp;
 mod physical;
 mod roast;
+mod trace;
 
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use actix_web::HttpResponse;
 use actix_web::web::Bytes;
 use roastery_domain::page::{PageRequest, Position};
 use roastery_domain::scope::Scope;
-use roastery_ports::{AppError, Roastery, Store};
+use roastery_ports::{AppError, Caller, Roastery, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -39,6 +40,7 @@ fn operations(scope: Scope) -> &'static [&'static str] {
         Scope::InventoryGreen => green::OPERATIONS,
         Scope::InventoryRoast => roast::OPERATIONS,
         Scope::InventoryBlend => blend::OPERATIONS,
+        Scope::InventoryTrace => trace::OPERATIONS,
     }
 }
 
@@ -70,6 +72,7 @@ pub(crate) fn document(doc: &mut crate::openapi::ApiDoc) {
     cupping::document(doc);
     physical::document(doc);
     mrp::document(doc);
+    trace::document(doc);
 }
 
 pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
@@ -81,6 +84,7 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
         Scope::InventoryGreen => green::call(ctx, body).await,
         Scope::InventoryRoast => roast::call(ctx, body).await,
         Scope::InventoryBlend => blend::call(ctx, body).await,
+        Scope::InventoryTrace => trace::call(ctx, body).await,
     }
 }
 
@@ -88,6 +92,8 @@ pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpRespo
 pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
     pub operation: Operation,
+    /// The authenticated client: ledger entries name it.
+    pub client_id: Arc<str>,
 }
 
 impl<S: Store> Ctx<S> {
@@ -95,7 +101,11 @@ impl<S: Store> Ctx<S> {
         &self,
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        self.state.run(work).await
+        let caller = Caller {
+            client_id: self.client_id.clone(),
+            operation: Some(self.operation.name),
+        };
+        self.state.run(move |app| work(&app.acting_as(caller))).await
     }
 
     pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {
