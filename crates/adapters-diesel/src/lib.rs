@@ -46,9 +46,9 @@ mod order;
 mod physical;
 mod product;
 mod roast;
-mod trace;
 mod store;
 mod time;
+mod trace;
 
 pub use connection::{AnyConnection, Backend, DatabaseUrl};
 pub use store::{DieselStore, DieselTx};

@@ -15,9 +15,9 @@ use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text, Timestamp};
 use roastery_domain::cupping::LotRef;
 use roastery_domain::order::{CustomerType, Order, OrderItem, OrderStatus, Shipment};
-use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
+use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 

@@ -252,7 +252,10 @@ impl TraceRepo for DieselTx {
         )
         .load(self.conn())
         .store()?;
-        let entries = rows.into_iter().map(entry).collect::<StoreResult<Vec<_>>>()?;
+        let entries = rows
+            .into_iter()
+            .map(entry)
+            .collect::<StoreResult<Vec<_>>>()?;
         Ok(Page::from_overfetch(entries, page.limit, |e| {
             (e.created_date, e.id)
         }))
@@ -357,7 +360,11 @@ impl TraceRepo for DieselTx {
                     name: r.name,
                     weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
                         .map_err(|e| corrupt("lot", e))?,
-                    location_id: r.location_id.as_deref().map(|l| uuid("lot", l)).transpose()?,
+                    location_id: r
+                        .location_id
+                        .as_deref()
+                        .map(|l| uuid("lot", l))
+                        .transpose()?,
                     consumed_at: r.consumed_at.map(from_db),
                 });
             }

@@ -11,16 +11,16 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::{
     Destination, GreenLot, GreenLotError, GreenLotImport, LocationChoice, TransferredTo,
 };
-use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
-use roastery_domain::stock::LotKind;
 use roastery_domain::location::{Location, LocationError};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::price::{Currency, Price};
+use roastery_domain::stock::LotKind;
 use roastery_domain::weight::{Weight, WeightUnit};
 use rust_decimal::Decimal;
 use uuid::Uuid;

@@ -23,9 +23,9 @@ pub mod roast;
 pub mod secret;
 pub mod store;
 pub mod system;
-pub mod trace;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod trace;
 
 use std::sync::Arc;
 

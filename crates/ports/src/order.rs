@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use roastery_domain::bulk::{self, Change, ItemFailure};
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::bulk::{self, Change, ItemFailure};
 use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
@@ -17,11 +17,11 @@ use roastery_domain::order::{
     Allocation, CustomerType, Order, OrderError, OrderInput, OrderItem, OrderStatus, Shipment,
     plan_orders, shipment_weight,
 };
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::product::Sku;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::{LotKind, Stock, StockError};
 use roastery_domain::weight::Weight;
-use roastery_domain::page::{Page, PageRequest};
-use roastery_domain::product::Sku;
 use uuid::Uuid;
 
 use crate::error::{AppError, StoreError};
@@ -310,14 +310,14 @@ impl<S: Store> Roastery<S> {
                     .iter_mut()
                     .find(|h| h.lot().id == a.lot.id)
                     .ok_or_else(|| StoreError::Internal("allocated lot not loaded".into()))?;
-                let taken = h
-                    .stock_mut()
-                    .take(weight, now)
-                    .map_err(|error| SourceError::Stock {
-                        kind: a.lot.kind,
-                        id: a.lot.id,
-                        error,
-                    })?;
+                let taken =
+                    h.stock_mut()
+                        .take(weight, now)
+                        .map_err(|error| SourceError::Stock {
+                            kind: a.lot.kind,
+                            id: a.lot.id,
+                            error,
+                        })?;
                 shipments.push(Shipment {
                     sku: a.sku.clone(),
                     lot: a.lot,
@@ -342,11 +342,7 @@ impl<S: Store> Roastery<S> {
             }
             order.ship(shipments, cmd.shipped_date, now);
             tx.record_shipments(&order)?;
-            tx.insert_ledger_entries(&self.ledger_entries(
-                "mrp.order.shipOrder",
-                now,
-                &movements,
-            ))?;
+            tx.insert_ledger_entries(&self.ledger_entries("mrp.order.shipOrder", now, &movements))?;
             Ok(order)
         })
     }

@@ -7,12 +7,11 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::cupping::LotRef;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{Direction, Edge, LedgerEntry};
-use roastery_domain::weight::Weight;
 use roastery_domain::location::Location;
 use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::{Page, PageRequest};
@@ -24,6 +23,7 @@ use roastery_domain::roast_curve::RoastCurve;
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
+use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
 use crate::error::StoreError;

@@ -38,7 +38,7 @@ impl<T> Repos for T where
         + PhysicalRepo
         + ProductRepo
         + OrderRepo
-    + TraceRepo
+        + TraceRepo
 {
 }
 

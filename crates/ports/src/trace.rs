@@ -124,8 +124,10 @@ impl<S: Store> Roastery<S> {
                     depth: *depth,
                 });
             }
-            let units: HashMap<LotRef, _> =
-                lots.iter().map(|l| (l.lot.lot, l.lot.weight.unit())).collect();
+            let units: HashMap<LotRef, _> = lots
+                .iter()
+                .map(|l| (l.lot.lot, l.lot.weight.unit()))
+                .collect();
             let edges = edges
                 .into_iter()
                 .map(|e| Edge {

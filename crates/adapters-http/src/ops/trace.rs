@@ -1,7 +1,6 @@
 //! inventory.trace: the ledger and the genealogy of lots.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::decimal::from_micros;
 use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::stock::number;
@@ -17,18 +16,6 @@ use super::mrp::DateRange;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Amount, Instant, ReadRequest, WeightDto, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "inventory.trace.traceLot",
-    "inventory.trace.listLedgerEntries",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "inventory.trace.traceLot" => trace_lot(ctx, &body).await,
-        _ => list_ledger_entries(ctx, &body).await,
-    }
-}
 
 /// `{"id", "type"}`: a lot (`INVENTORY_GREEN`, `INVENTORY_ROAST`, `INVENTORY_BLEND`) or an
 /// `ORDER`.
@@ -99,7 +86,7 @@ pub struct LedgerEntriesResult {
     pub ledger_entries: Vec<LedgerEntryDto>,
 }
 
-async fn list_ledger_entries<S: Store>(
+pub(super) async fn list_ledger_entries<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -249,7 +236,10 @@ impl From<Trace> for TraceResult {
     }
 }
 
-async fn trace_lot<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn trace_lot<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, _) = decode::<ReadRequest<TraceFilterData>>(body)?.into_parts();
     let filter = filter.unwrap_or_default();
     let lot_id = required(filter.lot_id, "params.filter.lotId")?;
@@ -262,17 +252,3 @@ async fn trace_lot<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, A
     let trace = ctx.run(move |app| app.trace_lot(lot_id, direction)).await?;
     ctx.ok(TraceResult::from(trace))
 }
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.read::<TraceFilterData, TraceResult>(
-        "inventory.trace.traceLot",
-        "The whole genealogy of a lot, upstream or downstream: lots, edges, orders, cuppings.",
-        false,
-    );
-    doc.read::<LedgerFilterData, LedgerEntriesResult>(
-        "inventory.trace.listLedgerEntries",
-        "Ledger entries (every change of a lot's weight), newest first.",
-        true,
-    );
-}
-
