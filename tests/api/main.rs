@@ -15,3 +15,4 @@ mod precedence;
 mod quality;
 mod roast;
 mod slow_clients;
+mod trace;
