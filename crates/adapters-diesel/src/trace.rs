@@ -24,31 +24,10 @@ use uuid::Uuid;
 use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::order::OrderRow;
-use crate::order::schema::{orders, shipments};
 use crate::product::CHUNK;
+use crate::schema::{ledger_entries, orders, shipments};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
-
-pub(crate) mod schema {
-    diesel::table! {
-        ledger_entries (id) {
-            id -> Text,
-            lot_id -> Text,
-            lot_type -> Text,
-            kind -> Text,
-            delta_micros -> BigInt,
-            weight_after_micros -> BigInt,
-            unit -> Text,
-            reference_id -> Nullable<Text>,
-            reference_type -> Nullable<Text>,
-            operation -> Text,
-            client_id -> Text,
-            created_date -> Timestamp,
-        }
-    }
-}
-
-use schema::ledger_entries;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = ledger_entries)]

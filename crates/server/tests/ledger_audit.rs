@@ -3,6 +3,15 @@
 //! agrees with its ledger, a weight changed directly in the database is named, and the ledger
 //! refuses to be rewritten.
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr
+)]
+
 use std::process::{Command, Output, Stdio};
 
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};

@@ -158,8 +158,7 @@ impl TraceRepo for MemTx {
         let mut seen = vec![Reference::Lot(start)];
         let mut out: Vec<Edge> = Vec::new();
         let mut i = 0;
-        while i < seen.len() {
-            let node = seen[i];
+        while let Some(&node) = seen.get(i) {
             for e in &all {
                 let (near, far) = match direction {
                     Direction::Downstream => (Reference::Lot(e.from), e.to),
