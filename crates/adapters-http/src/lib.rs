@@ -8,11 +8,14 @@ mod auth;
 mod body;
 pub mod cursor;
 mod decode;
+pub mod docs_page;
 pub mod error;
 pub mod fuzzing;
+pub mod metrics;
 pub mod openapi;
 mod ops;
 pub mod rate_limit;
+pub mod request_id;
 mod rpc;
 pub mod server;
 mod state;
@@ -26,6 +29,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::FutureExt;
 use roastery_ports::Store;
+use tracing::Instrument;
 
 pub use cursor::CursorCodec;
 pub use error::ApiError;
@@ -40,37 +44,51 @@ pub fn operation_names() -> Vec<&'static str> {
 
 /// Registers every route of the service.
 pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppState<S>>) {
-    cfg.app_data(state).service(
-        web::scope("")
-            .wrap_fn(|req, srv| {
-                let started = Instant::now();
-                let method = req.method().clone();
-                let path = req.path().to_owned();
-                srv.call(req).map(move |res| {
-                    if let Ok(res) = &res {
-                        tracing::info!(
-                            %method,
-                            %path,
-                            status = res.status().as_u16(),
-                            micros = started.elapsed().as_micros() as u64,
-                            "request"
-                        );
+    let metrics = state.metrics.clone();
+    let mut scope = web::scope("")
+        .wrap_fn(move |req, srv| {
+            let started = Instant::now();
+            let id = request_id::of(req.headers());
+            let operation = metrics::operation_label(req.path());
+            let span = request_id::span(&id, operation, req.method().as_str(), req.path());
+            let metrics = metrics.clone();
+            srv.call(req).instrument(span.clone()).map(move |res| {
+                let elapsed = started.elapsed();
+                res.map(|mut res| {
+                    let status = res.status();
+                    if let Some(metrics) = &metrics {
+                        metrics.record(operation, status, elapsed);
                     }
-                    res.map(|mut res| {
-                        res.headers_mut().insert(
-                            header::STRICT_TRANSPORT_SECURITY,
-                            HeaderValue::from_static("max-age=31536000"),
-                        );
-                        res
-                    })
+                    span.record("status", status.as_u16());
+                    span.record("latency_us", elapsed.as_micros() as u64);
+                    span.in_scope(|| tracing::info!("request"));
+                    let headers = res.headers_mut();
+                    headers.insert(
+                        header::STRICT_TRANSPORT_SECURITY,
+                        HeaderValue::from_static("max-age=31536000"),
+                    );
+                    headers.insert(request_id::HEADER, id);
+                    res
                 })
             })
-            .route("/healthz", web::get().to(health::<S>))
-            .route("/oauth2/token", web::route().to(token::token::<S>))
-            .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
-            .route("/rpc/v1/{operation}", web::route().to(rpc::rpc::<S>))
-            .default_service(web::to(not_found)),
-    );
+        })
+        .route("/healthz", web::get().to(health::<S>))
+        .route("/oauth2/token", web::route().to(token::token::<S>))
+        .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
+        .route("/docs", web::get().to(docs_page::page))
+        .route("/rpc/v1/{operation}", web::route().to(rpc::rpc::<S>));
+    if state.metrics.is_some() {
+        scope = scope.route("/metrics", web::get().to(metrics_page::<S>));
+    }
+    cfg.app_data(state)
+        .service(scope.default_service(web::to(not_found)));
+}
+
+async fn metrics_page<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
+    match &state.metrics {
+        Some(metrics) => metrics::response(metrics, state.app.store().pool_state()),
+        None => HttpResponse::NotFound().finish(),
+    }
 }
 
 async fn health<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {

@@ -32,7 +32,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 pub use error::{AppError, ItemFailure, Rejection, StoreError};
-pub use store::{Repos, Store};
+pub use store::{PoolState, Repos, Store};
 
 use repo::SystemRepo;
 
