@@ -10,6 +10,7 @@ mod core;
 mod green;
 mod limits;
 mod mrp;
+mod operate;
 mod precedence;
 mod quality;
 mod roast;
