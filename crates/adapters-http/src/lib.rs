@@ -19,12 +19,14 @@ pub mod request_id;
 mod rpc;
 pub mod server;
 mod state;
+pub mod text;
 mod token;
 pub mod wire;
 
 use std::time::Instant;
 
 use actix_web::dev::Service;
+use actix_web::http::ConnectionType;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::FutureExt;
@@ -39,7 +41,7 @@ pub use state::AppState;
 
 /// Names of every operation the API serves.
 pub fn operation_names() -> Vec<&'static str> {
-    ops::all().collect()
+    ops::Operation::ALL.iter().map(|op| op.name()).collect()
 }
 
 /// Registers every route of the service.
@@ -52,7 +54,15 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
             let operation = metrics::operation_label(req.path());
             let span = request_id::span(&id, operation, req.method().as_str(), req.path());
             let metrics = metrics.clone();
+            let connections = req
+                .app_data::<web::Data<server::Connections>>()
+                .map(|c| c.clone().into_inner());
+            let in_flight = connections
+                .as_ref()
+                .zip(req.peer_addr())
+                .map(|(c, peer)| c.enter(peer));
             srv.call(req).instrument(span.clone()).map(move |res| {
+                drop(in_flight);
                 let elapsed = started.elapsed();
                 res.map(|mut res| {
                     let status = res.status();
@@ -62,6 +72,11 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                     span.record("status", status.as_u16());
                     span.record("latency_us", elapsed.as_micros() as u64);
                     span.in_scope(|| tracing::info!("request"));
+                    if connections.is_some_and(|c| c.shutting_down()) {
+                        res.response_mut()
+                            .head_mut()
+                            .set_connection_type(ConnectionType::Close);
+                    }
                     let headers = res.headers_mut();
                     headers.insert(
                         header::STRICT_TRANSPORT_SECURITY,
@@ -75,13 +90,16 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
         .route("/healthz", web::get().to(health::<S>))
         .route("/oauth2/token", web::route().to(token::token::<S>))
         .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
-        .route("/docs", web::get().to(docs_page::page))
-        .route("/rpc/v1/{operation}", web::route().to(rpc::rpc::<S>));
+        .route("/docs", web::get().to(docs_page::page));
     if state.metrics.is_some() {
         scope = scope.route("/metrics", web::get().to(metrics_page::<S>));
     }
-    cfg.app_data(state)
-        .service(scope.default_service(web::to(not_found)));
+    // Any path under /rpc/v1/ (empty, or with further segments) names an operation or none:
+    // unknown ones answer 405 like any unknown operation.
+    let scope = scope
+        .route("/rpc/v1/{operation:.*}", web::route().to(rpc::rpc::<S>))
+        .default_service(web::to(not_found));
+    cfg.app_data(state).service(scope);
 }
 
 async fn metrics_page<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
