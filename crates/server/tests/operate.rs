@@ -205,12 +205,10 @@ fn pretty_logs_from_the_environment_or_the_file_and_json_when_no_terminal() {
             .expect("health check");
         assert_eq!(response.status(), 200);
         let logs = server.wait_for_log(id);
-        let line = logs
-            .lines()
+        logs.lines()
             .find(|l| l.contains(id))
             .unwrap_or_else(|| panic!("no line with {id} in\n{logs}"))
-            .to_owned();
-        line
+            .to_owned()
     };
     for setting in ["pretty", "text"] {
         let server = Server::start(&[("ROASTERY_LOG_FORMAT", Some(setting))], &[]);
