@@ -156,6 +156,16 @@ both_databases! {
         assert_eq!(statuses, [200, 200, 404, 401, 200, 400]);
     }
 
+    async fn plain_http_on_the_https_port_gets_a_request_id_too(app) {
+        let response = oauth2::reqwest::Client::new()
+            .get(format!("http://127.0.0.1:{}/healthz", app.port))
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        assert!(uuid::Uuid::parse_str(&request_id(&response)).is_ok());
+    }
+
     async fn an_invalid_or_missing_request_id_is_replaced(app) {
         let too_long = "a".repeat(129);
         let mut seen = std::collections::HashSet::new();
