@@ -2,6 +2,9 @@
 //! the request id, the operation label, the metrics and the span, without the log line itself.
 //! Plain timing loops so the bench needs no extra crate; results go in docs/performance.md.
 
+// A bench reports by printing.
+#![allow(clippy::print_stdout)]
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -60,6 +60,14 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// The value at `path` inside `value`, or null.
+fn at<'a>(value: &'a Value, path: &[&str]) -> &'a Value {
+    static NULL: Value = Value::Null;
+    path.iter()
+        .try_fold(value, |v, key| v.get(key))
+        .unwrap_or(&NULL)
+}
+
 /// One documented operation.
 struct Operation<'a> {
     name: &'a str,
@@ -72,14 +80,14 @@ struct Operation<'a> {
 }
 
 fn operations(doc: &Value) -> Vec<Operation<'_>> {
-    let Some(paths) = doc["paths"].as_object() else {
+    let Some(paths) = at(doc, &["paths"]).as_object() else {
         return Vec::new();
     };
     let mut ops = Vec::new();
     for (path, item) in paths {
         let Some(op) = item.get("post") else { continue };
-        let name = op["operationId"].as_str().unwrap_or(path.as_str());
-        let scope = op["security"]
+        let name = at(op, &["operationId"]).as_str().unwrap_or(path.as_str());
+        let scope = at(op, &["security"])
             .as_array()
             .into_iter()
             .flatten()
@@ -90,23 +98,31 @@ fn operations(doc: &Value) -> Vec<Operation<'_>> {
             .filter_map(Value::as_str)
             .collect::<Vec<_>>()
             .join(" ");
-        let success = &op["responses"]["200"]["content"]["application/json"]["schema"];
-        let errors = op["responses"]
+        let success = at(
+            op,
+            &["responses", "200", "content", "application/json", "schema"],
+        );
+        let errors = at(op, &["responses"])
             .as_object()
             .into_iter()
             .flatten()
             .filter(|(status, _)| status.as_str() != "200")
-            .map(|(status, r)| (status.as_str(), r["description"].as_str().unwrap_or("")))
+            .map(|(status, r)| {
+                (
+                    status.as_str(),
+                    at(r, &["description"]).as_str().unwrap_or(""),
+                )
+            })
             .collect();
         ops.push(Operation {
             name,
-            summary: op["summary"].as_str().unwrap_or(""),
+            summary: at(op, &["summary"]).as_str().unwrap_or(""),
             scope,
-            request: op["requestBody"]["content"]["application/json"]
+            request: at(op, &["requestBody", "content", "application/json"])
                 .get("schema")
                 .filter(|s| !s.is_null()),
-            result: success["properties"].get("result"),
-            meta: success["properties"].get("meta"),
+            result: at(success, &["properties"]).get("result"),
+            meta: at(success, &["properties"]).get("meta"),
             errors,
         });
     }
@@ -159,7 +175,7 @@ impl<'a> Walker<'a> {
             kinds.sort_by_key(|k| k == "null");
             return kinds.join(" or ");
         }
-        let types: Vec<&str> = match &schema["type"] {
+        let types: Vec<&str> = match at(schema, &["type"]) {
             Value::String(t) => vec![t.as_str()],
             Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
             _ => vec![],
@@ -167,15 +183,15 @@ impl<'a> Walker<'a> {
         let mut parts: Vec<String> = types
             .iter()
             .map(|t| match *t {
-                "array" => format!("array of {}", self.kind(&schema["items"])),
+                "array" => format!("array of {}", self.kind(at(schema, &["items"]))),
                 "null" => "null".to_owned(),
-                t => match schema["format"].as_str() {
+                t => match at(schema, &["format"]).as_str() {
                     Some(format) => format!("{t} ({format})"),
                     None => t.to_owned(),
                 },
             })
             .collect();
-        if let Some(values) = schema["enum"].as_array() {
+        if let Some(values) = at(schema, &["enum"]).as_array() {
             let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
             parts.push(format!("one of {}", values.join(", ")));
         }
@@ -213,7 +229,7 @@ impl<'a> Walker<'a> {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return;
         };
-        let required: Vec<&str> = schema["required"]
+        let required: Vec<&str> = at(schema, &["required"])
             .as_array()
             .into_iter()
             .flatten()
@@ -225,17 +241,17 @@ impl<'a> Walker<'a> {
             } else {
                 format!("{prefix}.{name}")
             };
-            let description = property["description"]
+            let description = at(property, &["description"])
                 .as_str()
                 .or_else(|| {
                     // A nullable reference keeps its description on the reference.
-                    property["oneOf"]
+                    at(property, &["oneOf"])
                         .as_array()
                         .into_iter()
                         .flatten()
-                        .find_map(|v| v["description"].as_str())
+                        .find_map(|v| at(v, &["description"]).as_str())
                 })
-                .or_else(|| self.resolve(property)["description"].as_str())
+                .or_else(|| at(self.resolve(property), &["description"]).as_str())
                 .unwrap_or("");
             self.rows.push(Field {
                 path: path.clone(),
@@ -290,9 +306,13 @@ fn anchor(name: &str) -> String {
 /// The whole page for an OpenAPI document.
 pub fn render(doc: &Value) -> String {
     let empty = Map::new();
-    let schemas = doc["components"]["schemas"].as_object().unwrap_or(&empty);
+    let schemas = at(doc, &["components", "schemas"])
+        .as_object()
+        .unwrap_or(&empty);
     let ops = operations(doc);
-    let title = doc["info"]["title"].as_str().unwrap_or("API reference");
+    let title = at(doc, &["info", "title"])
+        .as_str()
+        .unwrap_or("API reference");
     let mut out = String::with_capacity(256 * 1024);
     let _ = write!(
         out,
@@ -301,8 +321,8 @@ pub fn render(doc: &Value) -> String {
          <title>{title} reference</title><style>{STYLE}</style></head><body><main>\n\
          <h1>{title}</h1><p>Version {version}. {description}</p>\n",
         title = escape(title),
-        version = escape(doc["info"]["version"].as_str().unwrap_or("")),
-        description = escape(doc["info"]["description"].as_str().unwrap_or("")),
+        version = escape(at(doc, &["info", "version"]).as_str().unwrap_or("")),
+        description = escape(at(doc, &["info", "description"]).as_str().unwrap_or("")),
     );
     out.push_str(
         "<h2 id=\"calling\">Calling an operation</h2>\n\

@@ -70,7 +70,10 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                         metrics.record(operation, status, elapsed);
                     }
                     span.record("status", status.as_u16());
-                    span.record("latency_us", elapsed.as_micros() as u64);
+                    span.record(
+                        "latency_us",
+                        u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+                    );
                     span.in_scope(|| tracing::info!("request"));
                     if connections.is_some_and(|c| c.shutting_down()) {
                         res.response_mut()

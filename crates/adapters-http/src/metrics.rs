@@ -73,6 +73,10 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    #[allow(
+        clippy::expect_used,
+        reason = "metric names, help texts and labels are constants, valid by construction and unique (the unit tests build them)"
+    )]
     pub fn new() -> Self {
         let registry = Registry::new();
         let requests = IntCounterVec::new(

@@ -8,6 +8,15 @@
 //! says it is skipped, unless `CI` is set, where it fails. Its screenshot goes to
 //! `target/ci-artifacts/docs.png` (or `$ROASTERY_ARTIFACTS_DIR/docs.png`).
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr
+)]
+
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
