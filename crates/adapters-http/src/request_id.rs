@@ -24,11 +24,21 @@ pub fn of(headers: &HeaderMap) -> HeaderValue {
         Some(id) if is_valid(id.as_bytes()) => id.clone(),
         _ => {
             let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            let text = uuid::Uuid::now_v7().hyphenated().encode_lower(&mut text);
+            let text = new_id().hyphenated().encode_lower(&mut text);
             // A UUID's text is always a valid header value.
             HeaderValue::from_str(text).unwrap_or(HeaderValue::from_static("invalid-uuid"))
         }
     }
+}
+
+/// A UUID v7 whose random part comes from the thread's generator (seeded from the OS), not a
+/// system call per request: an id needs to be unique, not secret.
+fn new_id() -> uuid::Uuid {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let random: [u8; 10] = rand::random();
+    uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid()
 }
 
 /// The span of one request; `client_id`, `status` and `latency_us` are recorded as they become
@@ -84,5 +94,7 @@ mod tests {
             assert!(is_valid(id.as_bytes()), "{bad:?} gave {id:?}");
         }
         assert_ne!(of(&HeaderMap::new()), of(&HeaderMap::new()));
+        let id = uuid::Uuid::parse_str(fresh.to_str().unwrap()).unwrap();
+        assert_eq!(id.get_version_num(), 7);
     }
 }
