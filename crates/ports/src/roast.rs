@@ -301,13 +301,10 @@ impl<S: Store> Roastery<S> {
             let mut lot = tx
                 .roasted_lot(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
-            let weight = match cmd.weight.weight() {
-                Ok(weight) => weight,
-                // A consumed lot (a state rule) ranks before a negative weight.
-                Err(_) if lot.stock.is_consumed() => return Err(StockError::Consumed.into()),
-                Err(e) => return Err(e),
-            };
-            lot.set_weight(weight, now)?;
+            lot.set_weight(
+                roastery_domain::weight::RequestedWeight::from(cmd.weight),
+                now,
+            )?;
             tx.update_roasted_lot_stock(&lot)?;
             roasted_view(tx, lot)
         })
