@@ -57,6 +57,7 @@ fn roasted(
                     weight: kg(weight),
                     profile_id: None,
                     projects: vec![],
+                    external_id: None,
                 },
                 vec![UsedSource {
                     lot: SourceInfo {

@@ -63,6 +63,8 @@ pub struct NewRoast {
     pub weight: Weight,
     pub profile_id: Option<Uuid>,
     pub projects: Vec<ProjectRef>,
+    /// The roast log's `roastUUID` when the roast was imported from one.
+    pub external_id: Option<String>,
 }
 
 /// Records a roast: checks everything, then takes each used weight from its green lot (consuming
@@ -112,6 +114,7 @@ pub fn record_roast(
         id,
         lot_number,
         name,
+        external_id: roast.external_id,
         stock: Stock::new(roast.weight, now),
         roasted_weight: roast.weight,
         sources: used_sources,
@@ -162,6 +165,7 @@ mod tests {
             weight,
             profile_id: None,
             projects: vec![],
+            external_id: None,
         }
     }
 
