@@ -6,6 +6,7 @@
 
 mod helpers;
 
+mod artisan;
 mod core;
 mod green;
 mod limits;
