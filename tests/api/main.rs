@@ -9,6 +9,7 @@ mod helpers;
 mod artisan;
 mod core;
 mod green;
+mod hardening;
 mod limits;
 mod mrp;
 mod precedence;

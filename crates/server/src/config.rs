@@ -30,6 +30,8 @@ pub struct Config {
     pub body_timeout: u64,
     /// Connections served at once per worker (`ROASTERY_MAX_CONNECTIONS`); more wait to be accepted.
     pub max_connections: usize,
+    /// Seconds requests in flight at SIGTERM may take to finish (`ROASTERY_DRAIN_TIMEOUT`).
+    pub drain_timeout: u64,
 }
 
 impl Default for Config {
@@ -46,6 +48,7 @@ impl Default for Config {
             header_timeout: 10,
             body_timeout: 30,
             max_connections: 10_000,
+            drain_timeout: 30,
         }
     }
 }
@@ -101,6 +104,9 @@ impl Config {
         }
         if let Some(v) = var("ROASTERY_BODY_TIMEOUT") {
             self.body_timeout = seconds("ROASTERY_BODY_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_DRAIN_TIMEOUT") {
+            self.drain_timeout = seconds("ROASTERY_DRAIN_TIMEOUT", v)?;
         }
         if let Some(v) = var("ROASTERY_MAX_CONNECTIONS") {
             self.max_connections = v

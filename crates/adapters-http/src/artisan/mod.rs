@@ -47,7 +47,7 @@ pub fn read_log(content: &str) -> Result<RoastLog, LogError> {
     Ok(RoastLog {
         title: text(&value, "title")?,
         roast_uuid: match required(&value, "roastUUID")? {
-            Value::Str(uuid) => uuid.clone(),
+            Value::Str(uuid) => clean("roastUUID", uuid)?,
             other => return Err(invalid("roastUUID", format!("is {}", other.kind()))),
         },
         roast_epoch: number(required(&value, "roastepoch")?, "roastepoch")?,
@@ -97,11 +97,23 @@ fn list<'a>(log: &'a Value, field: &str) -> Result<&'a [Value], LogError> {
 fn text(log: &Value, field: &str) -> Result<Option<String>, LogError> {
     match log.get(field) {
         None | Some(Value::None) => Ok(None),
-        Some(Value::Str(s)) => Ok(Some(s.clone())),
+        Some(Value::Str(s)) => clean(field, s).map(Some),
         Some(other) => Err(invalid(
             field,
             format!("must be a string, not {}", other.kind()),
         )),
+    }
+}
+
+/// A text of the log under the rule every text of a request follows (no control characters but
+/// tab, line feed and carriage return), since escapes in the log can spell any character.
+fn clean(field: &str, text: &str) -> Result<String, LogError> {
+    match crate::text::refused_in(text) {
+        Some(c) => Err(invalid(
+            field,
+            format!("holds the control character {}", crate::text::describe(c)),
+        )),
+        None => Ok(text.to_owned()),
     }
 }
 
@@ -224,6 +236,10 @@ mod tests {
             (
                 "{'weight': [1, 2, 'g'], 'roastUUID': 'x', 'roastepoch': 1, 'timex': [0], 'temp1': [1], 'temp2': [1], 'timeindex': [0.5]}",
                 "`timeindex[0]` is 0.5, not a whole number",
+            ),
+            (
+                "{'weight': [1, 2, 'g'], 'roastUUID': 'x', 'roastepoch': 1, 'timex': [0], 'temp1': [1], 'temp2': [1], 'operator': 'A\\x00na'}",
+                "`operator` holds the control character U+0000",
             ),
         ];
         for (content, expected) in cases {
