@@ -46,6 +46,7 @@ mod order;
 mod physical;
 mod product;
 mod roast;
+mod schema;
 mod store;
 mod time;
 

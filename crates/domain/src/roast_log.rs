@@ -151,7 +151,7 @@ impl Events {
             });
         }
         let mut events = [None; 8];
-        for (event, &index) in timeindex.iter().enumerate() {
+        for ((event, &index), slot) in timeindex.iter().enumerate().zip(events.iter_mut()) {
             let unmarked = if event == CHARGE {
                 index == -1
             } else {
@@ -161,25 +161,34 @@ impl Events {
                 continue;
             }
             let at = usize::try_from(index).ok().filter(|i| *i < samples);
-            events[event] = Some(at.ok_or(RoastLogError::IndexOutsideTimex {
+            *slot = Some(at.ok_or(RoastLogError::IndexOutsideTimex {
                 event,
-                name: EVENT_NAMES[event],
+                name: event_name(event),
                 index,
                 len: samples,
             })?);
         }
         // An unmarked CHARGE is the first sample.
-        events[CHARGE] = Some(events[CHARGE].unwrap_or(0));
         Ok(Self(events))
     }
 
+    /// CHARGE; an unmarked CHARGE is the first sample.
     fn charge(&self) -> usize {
-        self.0[CHARGE].unwrap_or(0)
+        self.get(CHARGE).unwrap_or(0)
     }
 
     fn get(&self, event: usize) -> Option<usize> {
-        self.0[event]
+        self.0.get(event).copied().flatten()
     }
+}
+
+fn event_name(event: usize) -> &'static str {
+    EVENT_NAMES.get(event).copied().unwrap_or("event")
+}
+
+/// Seconds from sample `from` to sample `to`.
+fn elapsed(timex: &[Decimal], from: usize, to: usize) -> Option<Decimal> {
+    Some(*timex.get(to)? - *timex.get(from)?)
 }
 
 /// A log weight in the API's units: `g`, `Kg` → KG; `lb`, `oz` → LBS (1 oz = 1/16 lb exactly).
@@ -240,13 +249,17 @@ fn curve(
     charge: usize,
     last: usize,
 ) -> Result<RoastCurve, RoastLogError> {
-    let start = timex[charge];
-    let mut points = Vec::with_capacity(last + 1 - charge);
-    for i in charge..=last {
-        let Some(value) = samples[i].filter(|v| *v != Decimal::NEGATIVE_ONE) else {
+    let start = timex.get(charge).copied().unwrap_or_default();
+    let mut points = Vec::with_capacity((last + 1).saturating_sub(charge));
+    let readings = timex.iter().zip(samples).enumerate();
+    for (i, (time, sample)) in readings
+        .skip(charge)
+        .take((last + 1).saturating_sub(charge))
+    {
+        let Some(value) = sample.filter(|v| *v != Decimal::NEGATIVE_ONE) else {
             continue;
         };
-        let elapsed = (timex[i] - start) * Decimal::from(1000);
+        let elapsed = (*time - start) * Decimal::from(1000);
         let time_ms = whole_millis(elapsed).ok_or(RoastLogError::Invalid {
             field: "timex",
             problem: format!("sample {i} is out of range"),
@@ -313,20 +326,20 @@ impl LoggedRoast {
         let since_charge = |event: usize| -> Result<Option<Time>, RoastLogError> {
             match events.get(event) {
                 Some(at) if event != CHARGE && at >= charge => {
-                    seconds(log.timex[at] - log.timex[charge]).map(Some)
+                    elapsed(&log.timex, charge, at).map(seconds).transpose()
                 }
                 Some(at) if event != CHARGE => Err(RoastLogError::Invalid {
                     field: "timeindex",
                     problem: format!(
                         "puts {} (sample {at}) before CHARGE (sample {charge})",
-                        EVENT_NAMES[event]
+                        event_name(event)
                     ),
                 }),
                 _ => Ok(None),
             }
         };
         let temperature = |at: Option<usize>| -> Result<Option<Temperature>, RoastLogError> {
-            match at.and_then(|i| log.temp2[i]) {
+            match at.and_then(|i| log.temp2.get(i).copied().flatten()) {
                 Some(bt) if bt != Decimal::NEGATIVE_ONE => Ok(Some(Temperature::new(bt, unit)?)),
                 _ => Ok(None),
             }

@@ -261,7 +261,9 @@ impl Parser<'_> {
 
     /// A quoted string; the quote it opens with closes it.
     fn string(&mut self, raw: bool) -> Result<String, SyntaxError> {
-        let quote = self.text[self.pos];
+        let Some(quote) = self.peek() else {
+            return Err(self.error("expected a string"));
+        };
         self.pos += 1;
         let mut out = String::new();
         loop {

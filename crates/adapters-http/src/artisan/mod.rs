@@ -33,11 +33,15 @@ pub fn read_log(content: &str) -> Result<RoastLog, LogError> {
             value.kind()
         )));
     }
-    let weight = match required(&value, "weight")? {
-        Value::List(items) if items.len() >= 3 => LogWeight {
-            green: number(&items[0], "weight[0]")?,
-            roasted: number(&items[1], "weight[1]")?,
-            unit: match &items[2] {
+    let items = match required(&value, "weight")? {
+        Value::List(items) => items.as_slice(),
+        _ => &[],
+    };
+    let weight = match items {
+        [green, roasted, unit, ..] => LogWeight {
+            green: number(green, "weight[0]")?,
+            roasted: number(roasted, "weight[1]")?,
+            unit: match unit {
                 Value::Str(unit) => unit.clone(),
                 other => return Err(invalid("weight[2]", format!("is {}", other.kind()))),
             },
