@@ -25,6 +25,7 @@ mod green;
 mod hardening;
 mod limits;
 mod mrp;
+mod operate;
 mod precedence;
 mod quality;
 mod roast;

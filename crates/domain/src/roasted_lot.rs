@@ -78,7 +78,7 @@ impl RoastedLot {
     /// Sets the current weight, like `setGreenLotWeight`: zero consumes; a consumed lot is final.
     pub fn set_weight(
         &mut self,
-        weight: Weight,
+        weight: impl Into<crate::weight::RequestedWeight>,
         now: DateTime<Utc>,
     ) -> Result<WeightChange, StockError> {
         let change = self.stock.set_weight(weight, now)?;

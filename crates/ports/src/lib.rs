@@ -14,6 +14,7 @@ pub mod cupping;
 pub mod error;
 pub mod green_lot;
 pub mod location;
+mod lot_sources;
 pub mod order;
 pub mod physical;
 pub mod product;
@@ -32,7 +33,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 pub use error::{AppError, ItemFailure, Rejection, StoreError};
-pub use store::{Repos, Store};
+pub use store::{PoolState, Repos, Store};
 
 use repo::SystemRepo;
 

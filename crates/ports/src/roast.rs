@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
+use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use roastery_domain::profile::{
     self, Component, ComponentDraft, GreenLotRef, NewProfile, Profile, ProfileError,
@@ -17,13 +17,13 @@ use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
-use roastery_domain::stock::{LotKind, StockError};
+use roastery_domain::stock::LotKind;
 use roastery_domain::text;
-use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
 use crate::error::{AppError, StoreError};
 use crate::green_lot::{GreenLotView, WeightInput};
+use crate::lot_sources;
 use crate::project::resolve_projects;
 use crate::repo::*;
 use crate::{Repos, Roastery, Store};
@@ -145,19 +145,6 @@ pub struct ImportProfile {
     pub components: Vec<ComponentDraft>,
     pub reference_roast_id: Option<Uuid>,
     pub projects: Vec<String>,
-}
-
-/// The weights of a roast or blend request as domain values. A consumed source (a state rule)
-/// ranks before a negative weight, so it is reported first when both apply.
-pub(crate) fn used_weights(
-    inputs: &[(Uuid, WeightInput)],
-    consumed: Option<AppError>,
-) -> Result<Vec<Weight>, AppError> {
-    let weights: Result<Vec<Weight>, AppError> = inputs.iter().map(|(_, w)| w.weight()).collect();
-    match (weights, consumed) {
-        (Err(_), Some(consumed)) => Err(consumed),
-        (weights, _) => weights,
-    }
 }
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
@@ -358,13 +345,10 @@ impl<S: Store> Roastery<S> {
             let mut lot = tx
                 .roasted_lot(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
-            let weight = match cmd.weight.weight() {
-                Ok(weight) => weight,
-                // A consumed lot (a state rule) ranks before a negative weight.
-                Err(_) if lot.stock.is_consumed() => return Err(StockError::Consumed.into()),
-                Err(e) => return Err(e),
-            };
-            lot.set_weight(weight, now)?;
+            lot.set_weight(
+                roastery_domain::weight::RequestedWeight::from(cmd.weight),
+                now,
+            )?;
             tx.update_roasted_lot_stock(&lot)?;
             roasted_view(tx, lot)
         })
@@ -448,7 +432,7 @@ impl<S: Store> Roastery<S> {
         // Shape first (400): the name, the green lot list, the details and the curves.
         text::required("name", &cmd.name, text::NAME_MAX).map_err(RoastError::from)?;
         roastery_domain::project::check_references(&cmd.projects)?;
-        let ids: Vec<Uuid> = cmd.green_lots.iter().map(|(id, _)| *id).collect();
+        let ids = lot_sources::ids(&cmd.green_lots);
         lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
         let details = cmd.details.clone().map(RoastDetails::new).transpose()?;
         let curves = cmd
@@ -474,46 +458,25 @@ impl<S: Store> Roastery<S> {
                 return Err(RoastError::ProfileNotFound(profile_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let mut lots = tx.green_lots_by_ids(&ids)?;
-            if let Some(missing) = ids.iter().find(|id| !lots.iter().any(|l| l.id == **id)) {
-                return Err(RoastError::from(SourceError::NotFound {
-                    kind: LotKind::Green,
-                    id: *missing,
-                })
-                .into());
-            }
-            lots.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
-            let consumed = || {
-                lots.iter().find(|l| l.is_consumed()).map(|l| {
-                    AppError::from(RoastError::from(SourceError::Stock {
-                        kind: LotKind::Green,
-                        id: l.id,
-                        error: StockError::Consumed,
-                    }))
-                })
-            };
-            let used = used_weights(&cmd.green_lots, consumed())?;
-            let weight = cmd.weight.weight().map_err(|e| consumed().unwrap_or(e))?;
+            let found = tx.green_lots_by_ids(&ids)?;
+            let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
+                .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
-            let sources = lots
-                .iter_mut()
-                .zip(used)
-                .map(|(lot, used)| UsedSource {
-                    lot: SourceInfo {
-                        lot_id: lot.id,
-                        name: lot.name.clone(),
-                        external_id: lot.external_id.clone(),
-                    },
-                    stock: &mut lot.stock,
-                    used,
-                })
-                .collect();
+            let sources = lot_sources::used(&mut lots, &cmd.green_lots, |lot| {
+                let info = SourceInfo {
+                    lot_id: lot.id,
+                    name: lot.name.clone(),
+                    external_id: lot.external_id.clone(),
+                };
+                (info, &mut lot.stock)
+            });
+            // The domain decides: consumed sources, then the used and roasted weights.
             let roasted = roast::record_roast(
                 NewRoast {
                     name: cmd.name.clone(),
                     location_id: cmd.location_id,
                     roasted_date: cmd.roasted_date,
-                    weight,
+                    weight: roastery_domain::weight::RequestedWeight::from(cmd.weight),
                     profile_id: cmd.profile_id,
                     projects,
                     external_id: external_id.clone(),
@@ -700,7 +663,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn green_weight(s: &Setup, i: usize) -> Weight {
+    fn green_weight(s: &Setup, i: usize) -> roastery_domain::weight::Weight {
         s.app
             .store()
             .read(|tx| Ok(tx.green_lot(s.green[i])?.unwrap().stock.weight()))

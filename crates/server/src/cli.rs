@@ -76,6 +76,11 @@ pub enum SeedCommand {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
+    run_with(cli, config)
+}
+
+/// Runs `cli` with `config` already loaded (from `cli.config` and the environment).
+pub fn run_with(cli: Cli, config: Config) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve => serve(config),
         Command::Openapi => {
