@@ -19,6 +19,7 @@
 
 mod helpers;
 
+mod artisan;
 mod core;
 mod green;
 mod hardening;

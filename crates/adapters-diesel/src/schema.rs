@@ -102,6 +102,7 @@ diesel::table! {
         projects -> Text,
         created_at -> Timestamp,
         last_modified_at -> Timestamp,
+        external_id -> Nullable<Text>,
     }
 }
 

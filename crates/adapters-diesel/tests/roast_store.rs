@@ -70,6 +70,7 @@ fn roasted(
                     weight: kg(weight).into(),
                     profile_id: None,
                     projects: vec![],
+                    external_id: None,
                 },
                 vec![UsedSource {
                     lot: SourceInfo {

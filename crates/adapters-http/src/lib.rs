@@ -4,6 +4,7 @@
 //! No SQL and no business rule lives here: handlers decode a request, call one use case of
 //! `roastery_ports::Roastery` and encode its answer.
 
+pub mod artisan;
 mod auth;
 mod body;
 pub mod cursor;

@@ -40,6 +40,7 @@ pub mod project;
 pub mod roast;
 pub mod roast_curve;
 pub mod roast_details;
+pub mod roast_log;
 pub mod roasted_lot;
 pub mod scope;
 pub mod stock;

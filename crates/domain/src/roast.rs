@@ -63,6 +63,8 @@ pub struct NewRoast {
     pub weight: RequestedWeight,
     pub profile_id: Option<Uuid>,
     pub projects: Vec<ProjectRef>,
+    /// The roast log's `roastUUID` when the roast was imported from one.
+    pub external_id: Option<String>,
 }
 
 /// Records a roast: checks everything, then takes each used weight from its green lot (consuming
@@ -113,6 +115,7 @@ pub fn record_roast(
         id,
         lot_number,
         name,
+        external_id: roast.external_id,
         stock: Stock::new(weight, now),
         roasted_weight: weight,
         sources: used_sources,
@@ -163,6 +166,7 @@ mod tests {
             weight: weight.into(),
             profile_id: None,
             projects: vec![],
+            external_id: None,
         }
     }
 

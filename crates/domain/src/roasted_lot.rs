@@ -20,6 +20,8 @@ pub struct RoastedLot {
     /// Sequence number of `PR-n`; see [`RoastedLot::lot_number`].
     pub lot_number: i64,
     pub name: String,
+    /// The `roastUUID` of the roast log it was imported from; `None` for roasts recorded otherwise.
+    pub external_id: Option<String>,
     /// Current weight and active/consumed state; its unit is the lot's unit.
     pub stock: Stock,
     /// What came out of the roaster, fixed at roast time, in the lot's unit.

@@ -113,6 +113,8 @@ pub trait RoastRepo {
     fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()>;
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>>;
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>>;
+    /// The roasted lot imported from the roast log with this `roastUUID`.
+    fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>>;
     /// Newest roasted date first; `from` (inclusive) filters on the roasted date.
     fn list_roasted_lots(
         &mut self,

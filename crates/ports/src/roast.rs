@@ -17,12 +17,13 @@ use roastery_domain::profile::{
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use roastery_domain::text;
 use uuid::Uuid;
 
-use crate::error::AppError;
+use crate::error::{AppError, StoreError};
 use crate::green_lot::{GreenLotView, WeightInput};
 use crate::lot_sources;
 use crate::project::resolve_projects;
@@ -98,6 +99,37 @@ pub struct RecordRoast {
     pub details: Option<RoastDetails>,
     pub curves: Vec<CurveDraft>,
     pub projects: Vec<String>,
+}
+
+/// A roast log to import: the parsed log and what the request adds to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportRoastLog {
+    pub log: RoastLog,
+    pub location_id: Uuid,
+    /// Each green lot used; the used weight may be left out when exactly one lot is given (the
+    /// log's green weight is used).
+    pub green_lots: Vec<(Uuid, Option<WeightInput>)>,
+    /// The roasted lot's name; the log's title when absent.
+    pub name: Option<String>,
+    pub profile_id: Option<Uuid>,
+    pub projects: Vec<String>,
+}
+
+/// What an import request lacks that the log cannot supply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoastLogImportError {
+    #[error(
+        "greenLots[{index}].usedWeight is required when more than one green lot is given; the log's green weight is used only for a single lot"
+    )]
+    UsedWeightMissing { index: usize },
+    #[error("name is required when the roast log has no title")]
+    NameMissing,
+}
+
+impl roastery_domain::BrokenRule for RoastLogImportError {
+    fn violation(&self) -> roastery_domain::Violation {
+        roastery_domain::Violation::MissingParameter
+    }
 }
 
 /// What a roast left behind: the new roasted lot and its green lots after the roast.
@@ -182,6 +214,31 @@ fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, Ap
         profile,
         reference_roast,
     })
+}
+
+/// The roast made from the roast log with this `roastUUID`, with its green lots as they are now.
+fn imported_roast(
+    tx: &mut impl Repos,
+    external_id: &str,
+) -> Result<Option<RecordedRoast>, AppError> {
+    let Some(lot) = tx.roasted_lot_by_external_id(external_id)? else {
+        return Ok(None);
+    };
+    let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
+    let mut found = tx.green_lots_by_ids(&ids)?;
+    found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
+    let mut green_lots = Vec::with_capacity(found.len());
+    for lot in found {
+        let location = match lot.location_id {
+            Some(id) => tx.location(id)?,
+            None => None,
+        };
+        green_lots.push(GreenLotView { lot, location });
+    }
+    Ok(Some(RecordedRoast {
+        roasted_lot: roasted_view(tx, lot)?,
+        green_lots,
+    }))
 }
 
 impl<S: Store> Roastery<S> {
@@ -318,6 +375,78 @@ impl<S: Store> Roastery<S> {
     /// Records a roast: takes each used weight from its green lot (consuming lots that reach
     /// zero), creates the roasted lot with its details and curves, all in one transaction.
     pub fn record_roast(&self, cmd: RecordRoast) -> Result<RecordedRoast, AppError> {
+        self.record_roast_from(cmd, None)
+    }
+
+    /// Imports a roast log (api-decisions §9): records the roast it describes through the same
+    /// path as [`Self::record_roast`], once per `roastUUID`. A log imported already answers the
+    /// roasted lot it made and changes nothing, also when a concurrent import of the same log
+    /// commits first.
+    pub fn import_roast_log(&self, cmd: ImportRoastLog) -> Result<RecordedRoast, AppError> {
+        let logged = LoggedRoast::from_log(&cmd.log)?;
+        let green_lots = match cmd.green_lots.as_slice() {
+            [(id, None)] => vec![(
+                *id,
+                WeightInput {
+                    amount: logged.green_weight.amount,
+                    unit: logged.green_weight.unit,
+                },
+            )],
+            lots => lots
+                .iter()
+                .enumerate()
+                .map(|(index, (id, used))| {
+                    used.map(|w| (*id, w))
+                        .ok_or(RoastLogImportError::UsedWeightMissing { index })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let name = cmd
+            .name
+            .or_else(|| logged.title.clone())
+            .ok_or(RoastLogImportError::NameMissing)?;
+        let external_id = logged.external_id.clone();
+        let record = RecordRoast {
+            name,
+            location_id: cmd.location_id,
+            roasted_date: logged.roasted_date,
+            weight: WeightInput {
+                amount: logged.roasted_weight.amount,
+                unit: logged.roasted_weight.unit,
+            },
+            green_lots,
+            profile_id: cmd.profile_id,
+            details: Some(logged.details),
+            curves: logged
+                .curves
+                .into_iter()
+                .map(|c| CurveDraft {
+                    name: c.name,
+                    unit: c.unit,
+                    data_points: c.data_points,
+                })
+                .collect(),
+            projects: cmd.projects,
+        };
+        match self.record_roast_from(record, Some(external_id.clone())) {
+            // A concurrent import of the same log committed first: answer what it made.
+            Err(AppError::Store(StoreError::Duplicate(cause))) => {
+                tracing::info!(%external_id, "roast log imported concurrently; answering its roast");
+                self.store
+                    .read(|tx| imported_roast(tx, &external_id))?
+                    .ok_or(AppError::Store(StoreError::Duplicate(cause)))
+            }
+            other => other,
+        }
+    }
+
+    /// Records a roast, described by the client or by the roast log `external_id` names. A roast
+    /// log recorded already is answered as it is.
+    fn record_roast_from(
+        &self,
+        cmd: RecordRoast,
+        external_id: Option<String>,
+    ) -> Result<RecordedRoast, AppError> {
         // Shape first (400): the name, the green lot list, the details and the curves.
         text::required("name", &cmd.name, text::NAME_MAX).map_err(RoastError::from)?;
         roastery_domain::project::check_references(&cmd.projects)?;
@@ -333,6 +462,11 @@ impl<S: Store> Roastery<S> {
         let id = self.ids.new_id();
         let now = self.clock.now();
         self.store.write(|tx| {
+            if let Some(external_id) = &external_id
+                && let Some(imported) = imported_roast(tx, external_id)?
+            {
+                return Ok(imported);
+            }
             if tx.location(cmd.location_id)?.is_none() {
                 return Err(RoastError::LocationNotFound(cmd.location_id).into());
             }
@@ -364,6 +498,7 @@ impl<S: Store> Roastery<S> {
                     weight: roastery_domain::weight::RequestedWeight::from(cmd.weight),
                     profile_id: cmd.profile_id,
                     projects,
+                    external_id: external_id.clone(),
                 },
                 sources,
                 id,

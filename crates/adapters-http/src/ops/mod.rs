@@ -151,6 +151,13 @@ registry::operations! {
         handler: roast::set_roasted_lot_weight,
         summary: "Set the weight of a roasted lot; zero consumes it.",
     }
+    ImportRoastLog {
+        name: "inventory.roast.importRoastLog",
+        scope: InventoryRoast,
+        shape: Write<roast::ImportRoastLogData, roast::RecordRoastResult>,
+        handler: roast::import_roast_log,
+        summary: "Import an Artisan roast log as a complete roast; once per roastUUID (a retry answers the existing roasted lot).",
+    }
 
     CreateBlend {
         name: "inventory.blend.createBlend",
