@@ -2,13 +2,22 @@
 
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test test-pg lint fmt smoke deny release bench bench-quick
+.PHONY: run demo test test-pg lint fmt smoke deny release bench bench-quick
 
 ## Build and serve on https://127.0.0.1:8443 with an embedded SQLite database (roastery.db),
 ## printing a fresh demo account's client id and secret first.
 run: release
 	./target/release/roastery accounts create --name demo
 	./target/release/roastery serve
+
+## The same with the demo data set loaded (roastery seed demo) into a fresh SQLite database,
+## demo.db, so the first listing is not empty: prints a new account, then serves.
+DEMO_DB ?= demo.db
+demo: release
+	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	ROASTERY_DATABASE_URL=sqlite://$(DEMO_DB) ./target/release/roastery seed demo
+	ROASTERY_DATABASE_URL=sqlite://$(DEMO_DB) ./target/release/roastery accounts create --name demo
+	ROASTERY_DATABASE_URL=sqlite://$(DEMO_DB) ./target/release/roastery serve
 
 release:
 	cargo build --release --locked -p roastery-server

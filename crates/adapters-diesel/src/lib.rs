@@ -49,6 +49,7 @@ mod roast;
 mod schema;
 mod store;
 mod time;
+mod trace;
 
 pub use connection::{AnyConnection, Backend, DatabaseUrl};
 pub use store::{DieselStore, DieselTx};

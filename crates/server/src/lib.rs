@@ -7,6 +7,7 @@ pub mod config;
 pub mod seed;
 pub mod startup;
 pub mod tls;
+pub mod traceability;
 
 pub use config::Config;
 pub use startup::{Application, open_roastery};

@@ -70,7 +70,8 @@ impl Application {
         let state = web::Data::new(
             AppState::new(app, CursorCodec::new(cursor_key))
                 .with_rate_limit(rate_limit)
-                .with_body_timeout(Duration::from_secs(config.body_timeout)),
+                .with_body_timeout(Duration::from_secs(config.body_timeout))
+                .with_metrics(config.metrics.is_on()),
         );
         let mut limits = ServerLimits {
             request_head_timeout: Duration::from_secs(config.header_timeout),
