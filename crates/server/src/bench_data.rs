@@ -1,6 +1,8 @@
 //! `roastery seed bench`: the data set `make bench` measures against: many green lots, some roasts
 //! and orders, written through the same use cases as the API (one transaction per use case) from
-//! several threads. Prints the ids the load scenarios need as one JSON object.
+//! several threads, and one genealogy chain of five lot levels (transfer, transfer and merge,
+//! roast, blend) ending in a shipped order, for the trace scenario. Prints the ids the load
+//! scenarios need as one JSON object.
 
 #![allow(
     clippy::print_stdout,
@@ -18,9 +20,10 @@ use chrono::{TimeDelta, Utc};
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::price::Currency;
 use roastery_domain::weight::WeightUnit;
-use roastery_ports::green_lot::{ImportGreenLot, PriceInput, WeightInput};
+use roastery_ports::blend::CreateBlend;
+use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
-use roastery_ports::order::{SetOrder, SetOrderItem};
+use roastery_ports::order::{SetOrder, SetOrderItem, ShipAllocation, ShipOrder};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::roast::RecordRoast;
 use roastery_ports::{Roastery, Store};
@@ -99,6 +102,12 @@ pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()>
         app.set_orders(batch)?;
     }
 
+    // From the last two seeded lots, so the chain sits among all the others.
+    let chain = match lots.as_slice() {
+        [.., second, original] => Some(trace_chain(app, *original, *second, [floor, shop])?),
+        _ => None,
+    };
+
     let transfer_lots: Vec<_> = lots.iter().skip(size.roasts).take(TRANSFER_LOTS).collect();
     println!(
         "{}",
@@ -111,9 +120,124 @@ pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()>
             "transferLots": transfer_lots,
             "roastedLots": roasted,
             "skus": SKUS,
+            "traceChain": chain,
         })
     );
     Ok(())
+}
+
+/// The lots of the trace scenario's chain.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TraceChain {
+    /// Level 1: the imported green lot (traced downstream).
+    green_lot: uuid::Uuid,
+    /// Level 2: part of it transferred to the roastery floor.
+    floor_lot: uuid::Uuid,
+    /// Level 3: part of that transferred to the shop, twice (the second merges into the first).
+    shop_lot: uuid::Uuid,
+    /// Level 4: roasted from the shop lot and a second green lot.
+    roasted_lot: uuid::Uuid,
+    /// Level 5: blended from that roast and a second roast (traced upstream); shipped in `order`.
+    blended_lot: uuid::Uuid,
+    order: uuid::Uuid,
+}
+
+/// Moves weight from the seeded lot `original` down five lot levels and ships the blend, each step
+/// through its use case. `second` (also seeded) is the other green input of the roasts.
+fn trace_chain<S: Store>(
+    app: &Roastery<S>,
+    original: uuid::Uuid,
+    second: uuid::Uuid,
+    [floor, shop]: [uuid::Uuid; 2],
+) -> anyhow::Result<TraceChain> {
+    let transfer =
+        |lot: uuid::Uuid, amount: &str, destination: uuid::Uuid| -> anyhow::Result<uuid::Uuid> {
+            Ok(app
+                .transfer_green_lot(TransferGreenLot {
+                    green_lot_id: lot,
+                    weight: kg(amount)?,
+                    destination_location_id: destination,
+                })?
+                .destination
+                .lot
+                .id)
+        };
+    let floor_lot = transfer(original, "100", floor)?;
+    let shop_lot = transfer(floor_lot, "40", shop)?;
+    let merged = transfer(floor_lot, "20", shop)?;
+    anyhow::ensure!(
+        merged == shop_lot,
+        "the second transfer to the shop did not merge"
+    );
+    let roast = |name: &str,
+                 weight: &str,
+                 green_lots: Vec<(uuid::Uuid, WeightInput)>|
+     -> anyhow::Result<uuid::Uuid> {
+        Ok(app
+            .record_roast(RecordRoast {
+                name: name.into(),
+                location_id: floor,
+                roasted_date: Utc::now(),
+                weight: kg(weight)?,
+                green_lots,
+                profile_id: None,
+                details: None,
+                curves: Vec::new(),
+                projects: Vec::new(),
+            })?
+            .roasted_lot
+            .lot
+            .id)
+    };
+    let roasted_lot = roast(
+        "Bench trace roast",
+        "51",
+        vec![(shop_lot, kg("50")?), (second, kg("10")?)],
+    )?;
+    let other_roast = roast("Bench trace roast 2", "8.5", vec![(second, kg("10")?)])?;
+    let blended_lot = app
+        .create_blend(CreateBlend {
+            name: "Bench trace blend".into(),
+            location_id: shop,
+            blended_date: Utc::now(),
+            roasted_lots: vec![(roasted_lot, kg("40")?), (other_roast, kg("8")?)],
+            projects: Vec::new(),
+        })?
+        .lot
+        .id;
+    let order = app
+        .set_orders(vec![SetOrder {
+            external_id: "BENCH-TRACE".into(),
+            order_date: Utc::now(),
+            customer: Some("Bench trace customer".into()),
+            customer_type: Some("WHOLESALE".into()),
+            items: vec![SetOrderItem {
+                sku: SKUS[2].into(),
+                quantity: 5,
+            }],
+        }])?
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("setOrders returned no order"))?
+        .id;
+    app.ship_order(ShipOrder {
+        order_id: order,
+        shipped_date: Utc::now(),
+        allocations: vec![ShipAllocation {
+            sku: SKUS[2].into(),
+            lot_id: blended_lot,
+            quantity: 5,
+        }],
+    })?;
+    Ok(TraceChain {
+        green_lot: original,
+        floor_lot,
+        shop_lot,
+        roasted_lot,
+        blended_lot,
+        order,
+    })
 }
 
 /// An order of the bench product line; the load generator sends the same shape.
