@@ -94,7 +94,7 @@ def peak_rss_kib(pid):
 
 def wrk(port, duration, connections, env):
     """Runs wrk with rpc.lua; returns the numbers its done() prints."""
-    command = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "-s", LUA,
+    command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "-s", LUA,
                f"https://127.0.0.1:{port}"]
     full_env = dict(os.environ)
     full_env.update(env)
@@ -214,7 +214,7 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         bare = Bare(cwd, cert, key)
         rows = []
 
-        def measure(name, env_for_wrk, probe=None, per_request=1, unit="req"):
+        def measure(name, env_for_wrk, probe=None, per_request=1, unit="req", connections=None):
             """probe: the answer the bare server repeats (one real call made with the same body)."""
             if probe is None:
                 status, probe = client.post(env_for_wrk.get("PATH_OVERRIDE") or "/rpc/v1/" + env_for_wrk["OPERATION"],
@@ -222,9 +222,10 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                 if status != 200:
                     raise SystemExit(f"{name}: {status} {probe[:300]}")
             log(f"{kind}: {name} ({len(probe):,} bytes)")
-            service = wrk(port, args.duration, args.connections, env_for_wrk)
+            connections = connections or args.connections
+            service = wrk(port, args.duration, connections, env_for_wrk)
             service["rss_kib"] = peak_rss_kib(server.pid)
-            framework = bare.measure(probe, args.duration, args.connections, env_for_wrk)
+            framework = bare.measure(probe, args.duration, connections, env_for_wrk)
             rows.append({"db": kind, "scenario": name, "bytes": len(probe), "service": service,
                          "bare": framework, "per_request": per_request, "unit": unit})
             log(f"  service {service['rps']:.0f} req/s p50 {service['p50_us']/1000:.1f} ms "
@@ -299,6 +300,9 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                 depth = max(l["depth"] for l in result["lots"])
                 measure(f"traceLot {direction} from {what} (5-level chain)",
                         scenario_env("", TRACE_OPERATION, body, token))
+                # One connection: the latency of one trace without queueing behind 63 others.
+                measure(f"traceLot {direction} from {what} (5-level chain), 1 connection",
+                        scenario_env("", TRACE_OPERATION, body, token), connections=1)
                 notes.append(f"{kind}: traceLot {direction} from {what}: {len(result['lots'])} lots down to depth "
                              f"{depth}, {len(result['edges'])} edges, {len(result['orders'])} orders")
                 log(notes[-1])
