@@ -22,13 +22,11 @@ impl<S: Store> Roastery<S> {
             self.clock.now(),
         )?;
         self.store.write(|tx| {
-            if tx.project_by_name(&project.name)?.is_some() {
-                return Err(ProjectError::DuplicateName(project.name.clone()).into());
-            }
+            let name_taken = tx.project_by_name(&project.name)?.is_some();
+            let project = project.clone().decide_import(name_taken)?;
             tx.insert_project(&project)?;
-            Ok(())
-        })?;
-        Ok(project)
+            Ok(project)
+        })
     }
 
     pub fn list_projects(&self, page: PageRequest) -> Result<Page<Project>, AppError> {
