@@ -2,18 +2,15 @@
 
 use std::time::Duration;
 
+use diesel::Connection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
-use diesel::{Connection, RunQueryDsl};
 
 use roastery_ports::{AppError, Store, StoreError};
 
-use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool};
+use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool, PoolOptions};
 use crate::error::store_error;
 
 type Tm = <AnyConnection as Connection>::TransactionManager;
-
-/// The advisory lock PostgreSQL writers take (any fixed key; migrations use another).
-const WRITE_LOCK: i64 = 0x526f_6173_7457_7269;
 
 /// How often a write unit of work is retried when a concurrent transaction won.
 const RETRIES: u32 = 16;
@@ -38,9 +35,20 @@ impl std::fmt::Debug for DieselStore {
 impl DieselStore {
     /// Connects, runs pending migrations and builds the pool.
     pub fn open(url: &str, pool_size: Option<u32>) -> Result<Self, StoreError> {
+        Self::open_with(
+            url,
+            &PoolOptions {
+                max_size: pool_size,
+                ..PoolOptions::default()
+            },
+        )
+    }
+
+    /// [`DieselStore::open`] with every pool and session setting.
+    pub fn open_with(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
         let url = DatabaseUrl::parse(url)?;
         crate::migrate::run(&url)?;
-        let pool = connection::pool(&url, pool_size)?;
+        let pool = connection::pool(&url, options)?;
         Ok(Self {
             pool,
             url,
@@ -59,7 +67,10 @@ impl DieselStore {
     fn connection(&self) -> Result<DieselTx, StoreError> {
         self.pool
             .get()
-            .map(|conn| DieselTx { conn })
+            .map(|conn| DieselTx {
+                conn,
+                lock_rows: false,
+            })
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
@@ -76,20 +87,12 @@ impl DieselStore {
             (Backend::Postgres, false) => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         };
         begin_with(&mut tx.conn, begin).map_err(store_error)?;
-        let outcome = match (&mut *tx.conn, write) {
-            // Writers queue on one transaction-scoped lock, as SQLite's BEGIN IMMEDIATE makes
-            // them: every statement after it sees all earlier writes (READ COMMITTED takes a
-            // fresh snapshot per statement), so read-modify-write units never lose an update
-            // and never need a retry, on any number of server instances.
-            (AnyConnection::Postgresql(c), true) => {
-                diesel::sql_query(format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"))
-                    .execute(c)
-                    .map(drop)
-                    .map_err(|e| AppError::Store(store_error(e)))
-            }
-            _ => Ok(()),
-        }
-        .and_then(|()| work(&mut tx));
+        // PostgreSQL writers lock the rows they load to change (`SELECT … FOR UPDATE`, see
+        // `lock.rs`): READ COMMITTED then reads the latest committed version of each after the
+        // lock is granted, so read-modify-write units never lose an update, while writers of
+        // other rows go on in parallel. SQLite's BEGIN IMMEDIATE makes writers take turns.
+        tx.lock_rows = write && self.backend() == Backend::Postgres;
+        let outcome = work(&mut tx);
         match outcome {
             Ok(value) => {
                 Tm::commit_transaction(&mut *tx.conn).map_err(store_error)?;
@@ -165,6 +168,8 @@ fn jitter() -> u64 {
 /// One transaction's access to the database.
 pub struct DieselTx {
     pub(crate) conn: r2d2::PooledConnection<connection::Manager>,
+    /// A PostgreSQL write unit of work: loaders of rows it may change lock them.
+    pub(crate) lock_rows: bool,
 }
 
 impl DieselTx {

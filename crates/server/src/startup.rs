@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use actix_web::web;
 use anyhow::Context;
-use roastery_adapters_diesel::{DatabaseUrl, DieselStore};
+use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
 use roastery_ports::system::{RandomIds, SystemClock};
@@ -16,7 +16,21 @@ use crate::config::Config;
 
 /// Opens the database named by `url` (running pending migrations) and returns the use cases.
 pub fn open_roastery(url: &str, pool_size: Option<u32>) -> anyhow::Result<Roastery<DieselStore>> {
-    let store = DieselStore::open(url, pool_size)
+    open_roastery_with(
+        url,
+        &PoolOptions {
+            max_size: pool_size,
+            ..PoolOptions::default()
+        },
+    )
+}
+
+/// [`open_roastery`] with every pool and session setting.
+pub fn open_roastery_with(
+    url: &str,
+    options: &PoolOptions,
+) -> anyhow::Result<Roastery<DieselStore>> {
+    let store = DieselStore::open_with(url, options)
         .with_context(|| format!("opening the database {}", redact(url)))?;
     Ok(Roastery::new(
         store,
@@ -55,7 +69,7 @@ pub struct Application {
 impl Application {
     /// Opens the store, prepares TLS and binds the listener; the server runs once awaited.
     pub fn build(config: &Config) -> anyhow::Result<Self> {
-        let app = open_roastery(&config.database_url, config.pool_size)?;
+        let app = open_roastery_with(&config.database_url, &config.pool_options())?;
         let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
         let tls = crate::tls::server_config(
             config.tls_cert.as_deref(),
