@@ -8,6 +8,7 @@ mod helpers;
 
 mod core;
 mod green;
+mod hardening;
 mod limits;
 mod mrp;
 mod precedence;

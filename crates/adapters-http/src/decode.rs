@@ -1,6 +1,7 @@
 //! Decoding request bodies into operation DTOs, with the contract's error codes: a body that is
 //! not a JSON object is `invalid_json`; a field of the wrong type or format is
-//! `invalid_parameter`, naming its path.
+//! `invalid_parameter`, naming its path; so is a text holding a control character (see
+//! [`crate::text`]).
 
 use serde::de::DeserializeOwned;
 
@@ -35,6 +36,13 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     })?;
     de.end()
         .map_err(|e| ApiError::invalid_json(format!("the body is not valid JSON: {e}")))?;
+    if let Some((path, c)) = crate::text::find_control(body) {
+        return Err(ApiError::invalid_parameter(format!(
+            "{path}: {} is a control character; texts may hold no control character other than \
+             tab, line feed and carriage return",
+            crate::text::describe(c)
+        )));
+    }
     Ok(value)
 }
 
@@ -100,6 +108,19 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn control_characters_in_any_text_are_invalid_parameters_naming_the_path() {
+        let err =
+            decode::<Probe>(br#"{"count": 1, "note": {"lines": ["ok", "a\u0000b"]}}"#).unwrap_err();
+        assert_eq!(err.code, "invalid_parameter");
+        assert!(
+            err.message.starts_with("note.lines[1]: U+0000"),
+            "{}",
+            err.message
+        );
+        assert!(decode::<Probe>(b"{\"note\": \"tab\\there\\n\"}").is_ok());
     }
 
     #[test]

@@ -16,12 +16,14 @@ pub mod rate_limit;
 mod rpc;
 pub mod server;
 mod state;
+pub mod text;
 mod token;
 pub mod wire;
 
 use std::time::Instant;
 
 use actix_web::dev::Service;
+use actix_web::http::ConnectionType;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::FutureExt;
@@ -35,7 +37,7 @@ pub use state::AppState;
 
 /// Names of every operation the API serves.
 pub fn operation_names() -> Vec<&'static str> {
-    ops::all().collect()
+    ops::Operation::ALL.iter().map(|op| op.name()).collect()
 }
 
 /// Registers every route of the service.
@@ -46,7 +48,15 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                 let started = Instant::now();
                 let method = req.method().clone();
                 let path = req.path().to_owned();
+                let connections = req
+                    .app_data::<web::Data<server::Connections>>()
+                    .map(|c| c.clone().into_inner());
+                let in_flight = connections
+                    .as_ref()
+                    .zip(req.peer_addr())
+                    .map(|(c, peer)| c.enter(peer));
                 srv.call(req).map(move |res| {
+                    drop(in_flight);
                     if let Ok(res) = &res {
                         tracing::info!(
                             %method,
@@ -57,6 +67,11 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                         );
                     }
                     res.map(|mut res| {
+                        if connections.is_some_and(|c| c.shutting_down()) {
+                            res.response_mut()
+                                .head_mut()
+                                .set_connection_type(ConnectionType::Close);
+                        }
                         res.headers_mut().insert(
                             header::STRICT_TRANSPORT_SECURITY,
                             HeaderValue::from_static("max-age=31536000"),
@@ -68,7 +83,9 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
             .route("/healthz", web::get().to(health::<S>))
             .route("/oauth2/token", web::route().to(token::token::<S>))
             .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
-            .route("/rpc/v1/{operation}", web::route().to(rpc::rpc::<S>))
+            // Any path under /rpc/v1/ (empty, or with further segments) names an operation or
+            // none: unknown ones answer 405 like any unknown operation.
+            .route("/rpc/v1/{operation:.*}", web::route().to(rpc::rpc::<S>))
             .default_service(web::to(not_found)),
     );
 }

@@ -1,5 +1,5 @@
-//! The OpenAPI document, generated from the DTOs' `ToSchema` derives: one `POST` path per
-//! operation, its request shape (`{"data": ...}` or `{"params": {"filter", "pagination"}}`), its
+//! The OpenAPI document, derived from the operation registry and the DTOs' `ToSchema` derives:
+//! one `POST` path per operation, guarded by its scope, its request shape (`{"data": ...}` or `{"params": {"filter", "pagination"}}`), its
 //! result in the success envelope, and the error envelope.
 
 use utoipa::ToSchema;
@@ -16,6 +16,7 @@ use utoipa::openapi::{
 };
 
 use crate::error::ErrorDetail;
+use crate::ops::{Contract, Operation, SchemaSet, Shape};
 use crate::wire::PaginationDto;
 
 /// Collects operations and the schemas they use.
@@ -25,7 +26,11 @@ pub struct ApiDoc {
 }
 
 fn reference<T: ToSchema>() -> RefOr<Schema> {
-    RefOr::Ref(Ref::from_schema_name(T::name()))
+    named(&T::name())
+}
+
+fn named(name: &str) -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(name))
 }
 
 fn object() -> ObjectBuilder {
@@ -41,19 +46,22 @@ impl ApiDoc {
     }
 
     fn register<T: ToSchema>(&mut self) {
-        self.schemas.push((T::name().into_owned(), T::schema()));
-        T::schemas(&mut self.schemas);
+        self.register_set(SchemaSet::of::<T>());
+    }
+
+    fn register_set(&mut self, set: SchemaSet) {
+        self.schemas.extend(set.schemas);
     }
 
     fn add(
         &mut self,
         name: &str,
+        scope: String,
         summary: &str,
         request: RefOr<Schema>,
         result: RefOr<Schema>,
         paged: bool,
     ) {
-        let scope = name.rsplit_once('.').map_or(name, |(ns, _)| ns).to_owned();
         let meta = if paged {
             object()
                 .property(
@@ -118,43 +126,44 @@ impl ApiDoc {
         );
     }
 
-    /// A write: `{"data": D}` answering `R`.
-    pub fn write<D: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str) {
-        self.register::<D>();
-        self.register::<R>();
-        let request = object()
-            .property("data", reference::<D>())
-            .required("data")
-            .into();
-        self.add(name, summary, request, reference::<R>(), false);
-    }
-
-    /// A bulk write: `{"data": [D]}` answering `R`.
-    pub fn bulk<D: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str) {
-        self.register::<D>();
-        self.register::<R>();
-        let request = object()
-            .property(
-                "data",
-                ArrayBuilder::new()
-                    .items(reference::<D>())
-                    .max_items(Some(50)),
-            )
-            .required("data")
-            .into();
-        self.add(name, summary, request, reference::<R>(), false);
-    }
-
-    /// A read: `{"params": {"filter": F, "pagination": ...}}` answering `R`; `paged` when it
-    /// returns `meta.pagination.endCursor`.
-    pub fn read<F: ToSchema, R: ToSchema>(&mut self, name: &str, summary: &str, paged: bool) {
-        self.register::<F>();
-        self.register::<R>();
-        let params = object()
-            .property("filter", reference::<F>())
-            .property("pagination", reference::<PaginationDto>());
-        let request = object().property("params", params).into();
-        self.add(name, summary, request, reference::<R>(), paged);
+    /// An operation of the registry, with its request shape and its result in the envelope.
+    fn operation(&mut self, operation: Operation) {
+        let Contract {
+            shape,
+            summary,
+            request,
+            result,
+        } = operation.contract();
+        let (request_ref, result_ref) = (named(&request.name), named(&result.name));
+        self.register_set(request);
+        self.register_set(result);
+        let request = match shape {
+            Shape::Write => object()
+                .property("data", request_ref)
+                .required("data")
+                .into(),
+            Shape::Bulk => object()
+                .property(
+                    "data",
+                    ArrayBuilder::new().items(request_ref).max_items(Some(50)),
+                )
+                .required("data")
+                .into(),
+            Shape::Read | Shape::Page => {
+                let params = object()
+                    .property("filter", request_ref)
+                    .property("pagination", reference::<PaginationDto>());
+                object().property("params", params).into()
+            }
+        };
+        self.add(
+            operation.name(),
+            operation.scope().as_str().to_owned(),
+            summary,
+            request,
+            result_ref,
+            shape == Shape::Page,
+        );
     }
 }
 
@@ -163,7 +172,9 @@ pub fn document() -> OpenApi {
     let mut doc = ApiDoc::new();
     doc.register::<PaginationDto>();
     doc.register::<ErrorDetail>();
-    crate::ops::document(&mut doc);
+    for operation in Operation::ALL {
+        doc.operation(*operation);
+    }
     let error_envelope = object()
         .property(
             "ok",
@@ -234,7 +245,7 @@ mod tests {
     #[test]
     fn every_operation_has_a_post_path() {
         let doc = json();
-        let names: Vec<&str> = crate::ops::all().collect();
+        let names: Vec<&str> = Operation::ALL.iter().map(|op| op.name()).collect();
         assert_eq!(names.len(), 32);
         for name in names {
             let path = &doc["paths"][format!("/rpc/v1/{name}")]["post"];

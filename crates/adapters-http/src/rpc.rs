@@ -8,7 +8,7 @@ use roastery_ports::Store;
 use crate::auth::{authenticate, require_scope};
 use crate::body::{MAX_BODY, read_body};
 use crate::error::ApiError;
-use crate::ops::{self, Ctx};
+use crate::ops::{Ctx, Operation};
 use crate::state::AppState;
 
 pub async fn rpc<S: Store>(
@@ -24,11 +24,11 @@ pub async fn rpc<S: Store>(
             "operations are called with POST",
         ));
     }
-    let operation = ops::find(&operation).ok_or_else(|| {
+    let operation = Operation::find(&operation).ok_or_else(|| {
         ApiError::method_not_allowed(format!("`{operation}` is not an operation of this API"))
     })?;
     let grant = authenticate(&state, &req).await?;
-    require_scope(&grant, operation.scope)?;
+    require_scope(&grant, operation.scope())?;
     let decision = state
         .rate_limits
         .as_ref()
@@ -41,7 +41,7 @@ pub async fn rpc<S: Store>(
                     state: state.into_inner(),
                     operation,
                 };
-                ops::call(ctx, body).await
+                operation.handle(ctx, &body).await
             }
             Err(err) => Err(err),
         },

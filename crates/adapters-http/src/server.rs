@@ -3,11 +3,18 @@
 //! Each accepted connection's first byte is peeked: a TLS handshake starts with `0x16` and goes to
 //! rustls and actix; anything else is a plain-HTTP client, which gets a 400 error envelope and a
 //! closed connection instead of a hung or reset socket.
+//!
+//! Shutdown (SIGTERM or SIGINT): the listener stops accepting; connections idle at that moment
+//! (keep-alive, or a request head not yet received) are closed at once; requests in flight finish
+//! and their answers carry `Connection: close`; whatever is still open after the drain timeout
+//! is dropped.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actix_rt::net::TcpStream;
@@ -30,7 +37,8 @@ pub struct ServerLimits {
     pub keep_alive: Duration,
     /// Connections each worker serves at once.
     pub max_connections_per_worker: usize,
-    pub shutdown_timeout: Duration,
+    /// After SIGTERM, the longest requests in flight may take before their connections are dropped.
+    pub drain_timeout: Duration,
 }
 
 impl Default for ServerLimits {
@@ -41,28 +49,35 @@ impl Default for ServerLimits {
             tls_handshake_timeout: Duration::from_secs(10),
             keep_alive: Duration::from_secs(60),
             max_connections_per_worker: 10_000,
-            shutdown_timeout: Duration::from_secs(30),
+            drain_timeout: Duration::from_secs(30),
         }
     }
 }
 
-/// Builds the server on `listener`. It handles SIGINT/SIGTERM itself: it stops accepting,
-/// lets in-flight requests finish (up to `shutdown_timeout`), then returns.
+/// Builds the server on `listener`; call it inside an actix system. It handles SIGINT/SIGTERM
+/// itself: it stops accepting, closes idle connections, lets in-flight requests finish (up to
+/// `drain_timeout`), then returns.
 pub fn build<S: Store>(
     listener: TcpListener,
     tls: rustls::ServerConfig,
     state: web::Data<AppState<S>>,
     limits: ServerLimits,
 ) -> std::io::Result<actix_server::Server> {
-    let tls = std::sync::Arc::new(tls);
+    let tls = Arc::new(tls);
     let local = listener.local_addr()?;
+    let connections = web::Data::new(Connections::default());
+    let shutdown = connections.clone();
     let server = actix_server::Server::build()
         .workers(limits.workers)
         .max_concurrent_connections(limits.max_connections_per_worker)
-        .shutdown_timeout(limits.shutdown_timeout.as_secs())
+        .shutdown_timeout(limits.drain_timeout.as_secs())
+        .disable_signals()
         .listen("roastery-https", listener, move || {
             let state = state.clone();
-            let app = App::new().configure(move |cfg| crate::configure(cfg, state.clone()));
+            let connections = connections.clone();
+            let app = App::new()
+                .app_data(connections.clone())
+                .configure(move |cfg| crate::configure(cfg, state.clone()));
             let http = actix_http::HttpService::build()
                 .keep_alive(limits.keep_alive)
                 .client_request_timeout(limits.request_head_timeout)
@@ -78,15 +93,131 @@ pub fn build<S: Store>(
             PlainHttpGuard {
                 inner: http,
                 head_timeout: limits.request_head_timeout,
+                connections: connections.clone().into_inner(),
             }
         })?
         .run();
+    let handle = server.handle();
+    actix_rt::spawn(async move {
+        let signal = termination().await;
+        tracing::info!(
+            "{signal} received; closing idle connections and draining requests in flight"
+        );
+        shutdown.begin_shutdown();
+        handle.stop(true).await;
+    });
     Ok(server)
+}
+
+/// Waits for SIGTERM or SIGINT and names it.
+async fn termination() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            },
+            _ => {
+                tracing::warn!(
+                    "signal handlers could not be installed; stop the process with SIGKILL"
+                );
+                std::future::pending().await
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
+}
+
+/// The open connections of the server, by peer address, with the requests each is serving.
+#[derive(Debug)]
+pub struct Connections {
+    busy: Mutex<HashMap<SocketAddr, usize>>,
+    shutdown: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Self {
+            busy: Mutex::default(),
+            shutdown: tokio::sync::watch::Sender::new(false),
+        }
+    }
+}
+
+impl Connections {
+    fn busy(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, usize>> {
+        // The map holds plain counters: a panic elsewhere cannot leave it inconsistent.
+        self.busy.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn begin_shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    /// Whether the server is shutting down: answers then close their connection.
+    pub fn shutting_down(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
+    /// Marks a request of the connection from `peer` as in flight until the guard drops.
+    pub fn enter(self: &Arc<Self>, peer: SocketAddr) -> InFlight {
+        if let Some(count) = self.busy().get_mut(&peer) {
+            *count += 1;
+        }
+        InFlight {
+            connections: Arc::clone(self),
+            peer,
+        }
+    }
+
+    /// Serves one connection; dropped at once if it is idle when the shutdown begins.
+    async fn serve<F: Future>(&self, peer: SocketAddr, connection: F) -> Option<F::Output> {
+        self.busy().insert(peer, 0);
+        let mut shutdown = self.shutdown.subscribe();
+        let idle_at_shutdown = async {
+            // An error means the sender is gone: no shutdown will come from it.
+            if shutdown.wait_for(|down| *down).await.is_err()
+                || self.busy().get(&peer).is_some_and(|n| *n > 0)
+            {
+                std::future::pending::<()>().await;
+            }
+        };
+        let outcome = tokio::select! {
+            done = connection => Some(done),
+            () = idle_at_shutdown => None,
+        };
+        self.busy().remove(&peer);
+        outcome
+    }
+}
+
+/// A request in flight; see [`Connections::enter`].
+pub struct InFlight {
+    connections: Arc<Connections>,
+    peer: SocketAddr,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(count) = self.connections.busy().get_mut(&self.peer) {
+            *count = count.saturating_sub(1);
+        }
+    }
 }
 
 struct PlainHttpGuard<F> {
     inner: F,
     head_timeout: Duration,
+    connections: Arc<Connections>,
 }
 
 type LocalFuture<T> = Pin<Box<dyn Future<Output = T>>>;
@@ -108,10 +239,12 @@ where
     fn new_service(&self, _: ()) -> Self::Future {
         let inner = self.inner.new_service(());
         let head_timeout = self.head_timeout;
+        let connections = Arc::clone(&self.connections);
         Box::pin(async move {
             Ok(GuardService {
                 inner: Rc::new(inner.await?),
                 head_timeout,
+                connections,
             })
         })
     }
@@ -120,6 +253,7 @@ where
 struct GuardService<S> {
     inner: Rc<S>,
     head_timeout: Duration,
+    connections: Arc<Connections>,
 }
 
 /// First byte of a TLS record carrying a handshake.
@@ -138,10 +272,17 @@ where
     fn call(&self, stream: TcpStream) -> Self::Future {
         let inner = Rc::clone(&self.inner);
         let head_timeout = self.head_timeout;
+        let connections = Arc::clone(&self.connections);
         Box::pin(async move {
             let mut first = [0u8; 1];
             match tokio::time::timeout(head_timeout, stream.peek(&mut first)).await {
-                Ok(Ok(1)) if first[0] == TLS_HANDSHAKE => inner.call(stream).await,
+                Ok(Ok(1)) if first[0] == TLS_HANDSHAKE => match stream.peer_addr() {
+                    Ok(peer) => connections
+                        .serve(peer, inner.call(stream))
+                        .await
+                        .unwrap_or(Ok(())),
+                    Err(_) => inner.call(stream).await,
+                },
                 Ok(Ok(1)) => {
                     answer_plain_http(stream, head_timeout).await;
                     Ok(())

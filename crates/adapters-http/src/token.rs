@@ -98,7 +98,23 @@ fn basic_credentials(req: &HttpRequest) -> Result<Option<(String, String)>, Refu
             .map(|c| c.into_owned())
             .map_err(|_| invalid_client())
     };
-    Ok(Some((decode(id)?, decode(secret)?)))
+    let (id, secret) = (decode(id)?, decode(secret)?);
+    for (name, value) in [("client_id", &id), ("client_secret", &secret)] {
+        refuse_controls(name, value)?;
+    }
+    Ok(Some((id, secret)))
+}
+
+/// The text rule of every request ([`crate::text`]), for token parameters: a malformed request.
+fn refuse_controls(name: &str, value: &str) -> Result<(), Refusal> {
+    match crate::text::refused_in(name).or_else(|| crate::text::refused_in(value)) {
+        Some(c) => Err(bad_request(&format!(
+            "parameter `{}` holds the control character {}",
+            name.escape_default(),
+            crate::text::describe(c)
+        ))),
+        None => Ok(()),
+    }
 }
 
 pub async fn token<S: Store>(
@@ -145,6 +161,9 @@ pub async fn token<S: Store>(
         Ok(first)
     };
     let outcome = (|| {
+        for (name, value) in &form {
+            refuse_controls(name, value)?;
+        }
         match field("grant_type")?.as_deref() {
             Some("client_credentials") => {}
             Some(other) => {

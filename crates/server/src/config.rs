@@ -45,6 +45,8 @@ pub struct Config {
     /// PostgreSQL `application_name` (`ROASTERY_APPLICATION_NAME`); default
     /// `roastery/<host>/<pid>`.
     pub application_name: Option<String>,
+    /// Seconds requests in flight at SIGTERM may take to finish (`ROASTERY_DRAIN_TIMEOUT`).
+    pub drain_timeout: u64,
 }
 
 impl Default for Config {
@@ -66,6 +68,7 @@ impl Default for Config {
             idle_in_transaction_timeout: 60,
             pool_timeout: 5,
             application_name: None,
+            drain_timeout: 30,
         }
     }
 }
@@ -136,6 +139,9 @@ impl Config {
         }
         if let Some(v) = var("ROASTERY_BODY_TIMEOUT") {
             self.body_timeout = seconds("ROASTERY_BODY_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_DRAIN_TIMEOUT") {
+            self.drain_timeout = seconds("ROASTERY_DRAIN_TIMEOUT", v)?;
         }
         if let Some(v) = var("ROASTERY_MAX_CONNECTIONS") {
             self.max_connections = v

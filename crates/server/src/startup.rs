@@ -89,6 +89,7 @@ impl Application {
         let mut limits = ServerLimits {
             request_head_timeout: Duration::from_secs(config.header_timeout),
             max_connections_per_worker: config.max_connections.max(1),
+            drain_timeout: Duration::from_secs(config.drain_timeout),
             ..ServerLimits::default()
         };
         if let Some(workers) = config.workers {
@@ -112,7 +113,8 @@ impl Application {
         self.server.handle()
     }
 
-    /// Serves until SIGTERM/SIGINT (or a stop through the handle); in-flight requests finish.
+    /// Serves until SIGTERM/SIGINT (or a stop through the handle); in-flight requests finish,
+    /// idle connections close at once.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }

@@ -118,6 +118,11 @@ impl Env {
 
     /// Starts `roastery serve` on a free port and waits until it accepts connections.
     fn serve(&self, run: &str) -> Server {
+        self.serve_with(run, &[])
+    }
+
+    /// [`Env::serve`] with extra environment variables.
+    fn serve_with(&self, run: &str, vars: &[(&str, &str)]) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free port")
@@ -125,6 +130,7 @@ impl Env {
         let log = self.dir.path().join(format!("{run}.log"));
         let child = self
             .command(port)
+            .envs(vars.iter().copied())
             .arg("serve")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -647,13 +653,8 @@ async fn graceful_shutdown_finishes_requests_in_flight(backend: Backend) {
         assert!(Instant::now() < deadline, "the slow requests did not start");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    drop(http); // its idle connection would hold the shutdown until the timeout
-    let pid = server.child.id();
-    let sent = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("run kill");
-    assert!(sent.success());
+    // `http` keeps its idle keep-alive connection open across the shutdown.
+    terminate(&server);
     // The server stops accepting: it has begun shutting down.
     let deadline = Instant::now() + Duration::from_secs(30);
     while TcpStream::connect(("127.0.0.1", server.port)).is_ok() {
@@ -681,8 +682,9 @@ async fn graceful_shutdown_finishes_requests_in_flight(backend: Backend) {
         let answer: Value = serde_json::from_str(&text).unwrap();
         ids.push(id_of(&answer, "/result/greenLot/id"));
     }
-    // Well within the 30 s shutdown timeout plus start-up slack of a loaded machine.
-    let status = server.wait_for_exit(Duration::from_secs(60));
+    // The idle connection does not hold the exit until the 30 s drain timeout.
+    let status = server.wait_for_exit(Duration::from_secs(10));
+    drop(http);
     assert!(status.success(), "exit status {status}: {}", server.logs());
     let logs = server.logs();
     assert!(logs.contains("stopped"), "{logs}");
@@ -720,6 +722,139 @@ async fn graceful_shutdown_finishes_requests_in_flight(backend: Backend) {
             "lot {id} of a finished request lost"
         );
     }
+}
+
+fn terminate(server: &Server) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+}
+
+/// SIGTERM with idle keep-alive connections only: they are closed at once and the process exits
+/// within a few seconds, far below the drain timeout.
+async fn idle_keep_alive_connections_do_not_hold_the_shutdown(backend: Backend) {
+    let Some(env) = Env::new(backend) else {
+        return;
+    };
+    let account = env.account();
+    let mut server = env.serve("idle");
+    let base = server.base();
+    // Two clients, each keeping the connection of its last request open (reqwest pools it).
+    let clients = [env.client(), env.client()];
+    for http in &clients {
+        let token = token(http, &base, &account).await;
+        call_ok(
+            http,
+            &base,
+            &token,
+            "core.location.listLocations",
+            json!({}),
+        )
+        .await;
+    }
+    let sent_at = Instant::now();
+    terminate(&server);
+    let status = server.wait_for_exit(Duration::from_secs(20));
+    let took = sent_at.elapsed();
+    assert!(status.success(), "exit status {status}: {}", server.logs());
+    assert!(
+        took < Duration::from_secs(5),
+        "exit took {took:?} with the 30 s drain timeout: {}",
+        server.logs()
+    );
+    drop(clients);
+}
+
+/// The drain timeout bounds a shutdown that a request in flight would hold forever.
+async fn the_drain_timeout_bounds_the_shutdown(backend: Backend) {
+    let Some(env) = Env::new(backend) else {
+        return;
+    };
+    let account = env.account();
+    let mut server = env.serve_with(
+        "drain",
+        &[
+            ("ROASTERY_DRAIN_TIMEOUT", "2"),
+            ("ROASTERY_BODY_TIMEOUT", "600"),
+        ],
+    );
+    let base = server.base();
+    let http = env.client();
+    let token = token(&http, &base, &account).await;
+    // A request that sends half its body and then never the rest.
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let (open, gate) = std::sync::mpsc::channel::<()>();
+    let body = format!("{{{}\"data\": {{}}}}", " ".repeat(600 * 1024)).into_bytes();
+    let half = body.len() / 2;
+    let slow_body = SlowBody {
+        first: body[..half].to_vec(),
+        rest: body[half..].to_vec(),
+        gate: Some(gate),
+        waiting: waiting.clone(),
+    };
+    let cert = env.cert_der.clone();
+    let (target, bearer) = (
+        format!("{base}/rpc/v1/core.location.importLocation"),
+        token.clone(),
+    );
+    let stuck = std::thread::spawn(move || {
+        let client = oauth2::reqwest::blocking::ClientBuilder::new()
+            .add_root_certificate(
+                oauth2::reqwest::Certificate::from_der(&cert).expect("certificate"),
+            )
+            .timeout(Duration::from_secs(60))
+            .build()
+            .expect("client");
+        client
+            .post(target)
+            .bearer_auth(bearer)
+            .header("Content-Type", "application/json")
+            .body(oauth2::reqwest::blocking::Body::new(slow_body))
+            .send()
+            .map(|r| r.status().as_u16())
+            .map_err(|e| e.to_string())
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while waiting.load(Ordering::SeqCst) < 1 {
+        assert!(Instant::now() < deadline, "the stuck request did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let sent_at = Instant::now();
+    terminate(&server);
+    let status = server.wait_for_exit(Duration::from_secs(30));
+    let took = sent_at.elapsed();
+    assert!(status.success(), "exit status {status}: {}", server.logs());
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(10),
+        "exit took {took:?} with a 2 s drain timeout: {}",
+        server.logs()
+    );
+    drop(open);
+    // The stuck request got no answer: its connection was dropped.
+    let outcome = stuck.join().expect("request thread");
+    assert!(outcome.is_err(), "{outcome:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_keep_alive_sqlite() {
+    idle_keep_alive_connections_do_not_hold_the_shutdown(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_keep_alive_postgres() {
+    idle_keep_alive_connections_do_not_hold_the_shutdown(Backend::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drain_timeout_sqlite() {
+    the_drain_timeout_bounds_the_shutdown(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drain_timeout_postgres() {
+    the_drain_timeout_bounds_the_shutdown(Backend::Postgres).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,6 @@
 //! inventory.blend: creating blends from roasted lots and listing blended lots.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_ports::Store;
 use roastery_ports::blend::{BlendedLotView, CreateBlend};
 use serde::{Deserialize, Serialize};
@@ -14,18 +13,6 @@ use super::roast::{LotSourceDto, ObjectRefDto, UsedLotData, project_names, used_
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "inventory.blend.listBlendedLots",
-    "inventory.blend.createBlend",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "inventory.blend.createBlend" => create_blend(ctx, &body).await,
-        _ => list_blended_lots(ctx, &body).await,
-    }
-}
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -87,7 +74,10 @@ pub struct CreateBlendData {
     pub projects: Option<Vec<NameRef>>,
 }
 
-async fn create_blend<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn create_blend<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<CreateBlendData>>(body)?.data()?;
     let cmd = CreateBlend {
         name: required(data.name, "data.name")?,
@@ -108,7 +98,10 @@ pub struct ListBlendedLotsFilter {
     pub blended_date: Option<DateFrom>,
 }
 
-async fn list_blended_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_blended_lots<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<ListBlendedLotsFilter>>(body)?.into_parts();
     let page = ctx.page_request(&pagination)?;
     let from = filter
@@ -124,16 +117,4 @@ async fn list_blended_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRes
         },
         page.next,
     )
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.write::<CreateBlendData, BlendedLotResult>(
-        "inventory.blend.createBlend",
-        "Blend roasted lots into a new blended lot.",
-    );
-    doc.read::<ListBlendedLotsFilter, BlendedLotsResult>(
-        "inventory.blend.listBlendedLots",
-        "List blended lots, newest blend first.",
-        true,
-    );
 }

@@ -1,7 +1,6 @@
 //! core.location and core.project.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::location::Location;
 use roastery_domain::project::Project;
 use roastery_ports::Store;
@@ -15,22 +14,6 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{NoFilter, ReadRequest, WriteRequest, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "core.location.importLocation",
-    "core.location.listLocations",
-    "core.project.importProject",
-    "core.project.listProjects",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "core.location.importLocation" => import_location(ctx, &body).await,
-        "core.location.listLocations" => list_locations(ctx, &body).await,
-        "core.project.importProject" => import_project(ctx, &body).await,
-        _ => list_projects(ctx, &body).await,
-    }
-}
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -67,7 +50,10 @@ pub struct LocationsResult {
     pub locations: Vec<LocationDto>,
 }
 
-async fn import_location<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn import_location<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<ImportLocationData>>(body)?.data()?;
     let cmd = ImportLocation {
         name: required(data.name, "data.name")?,
@@ -79,7 +65,10 @@ async fn import_location<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespo
     })
 }
 
-async fn list_locations<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_locations<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (_, pagination) = decode::<ReadRequest<NoFilter>>(body)?.into_parts();
     let page = ctx.page_request(&pagination)?;
     let page = ctx.run(move |app| app.list_locations(page)).await?;
@@ -126,7 +115,10 @@ pub struct ProjectsResult {
     pub projects: Vec<ProjectDto>,
 }
 
-async fn import_project<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn import_project<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<ImportProjectData>>(body)?.data()?;
     let cmd = ImportProject {
         name: required(data.name, "data.name")?,
@@ -138,7 +130,10 @@ async fn import_project<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespon
     })
 }
 
-async fn list_projects<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_projects<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (_, pagination) = decode::<ReadRequest<NoFilter>>(body)?.into_parts();
     let page = ctx.page_request(&pagination)?;
     let page = ctx.run(move |app| app.list_projects(page)).await?;
@@ -148,25 +143,4 @@ async fn list_projects<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespons
         },
         page.next,
     )
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.write::<ImportLocationData, LocationResult>(
-        "core.location.importLocation",
-        "Import a location (a warehouse or roasting site).",
-    );
-    doc.read::<NoFilter, LocationsResult>(
-        "core.location.listLocations",
-        "List locations, newest first.",
-        true,
-    );
-    doc.write::<ImportProjectData, ProjectResult>(
-        "core.project.importProject",
-        "Import a project; names are unique.",
-    );
-    doc.read::<NoFilter, ProjectsResult>(
-        "core.project.listProjects",
-        "List projects, newest first.",
-        true,
-    );
 }

@@ -1,7 +1,6 @@
 //! quality.cupping: cuppings, their cupped coffees with result summaries, and cupping results.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::BrokenRule;
 use roastery_domain::cupping::{CuppingState, LotRef};
 use roastery_domain::cupping_result::{CuppingResult, NewSensorialAttribute, ScoringState};
@@ -18,26 +17,6 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Amount, Instant, NameRef, ReadRequest, WriteRequest, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "quality.cupping.listCuppings",
-    "quality.cupping.getCuppingsByIds",
-    "quality.cupping.listCuppingResults",
-    "quality.cupping.createCupping",
-    "quality.cupping.setCuppingState",
-    "quality.cupping.recordCuppingResults",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "quality.cupping.listCuppings" => list_cuppings(ctx, &body).await,
-        "quality.cupping.getCuppingsByIds" => get_cuppings_by_ids(ctx, &body).await,
-        "quality.cupping.listCuppingResults" => list_cupping_results(ctx, &body).await,
-        "quality.cupping.createCupping" => create_cupping(ctx, &body).await,
-        "quality.cupping.setCuppingState" => set_cupping_state(ctx, &body).await,
-        _ => record_cupping_results(ctx, &body).await,
-    }
-}
 
 /// A wire value the domain refuses to parse (an unknown enum name, …), reported for `field`.
 pub(super) fn refused(field: &str, err: impl BrokenRule) -> ApiError {
@@ -223,7 +202,10 @@ fn state(value: &str, field: &str) -> Result<CuppingState, ApiError> {
     CuppingState::parse(value).map_err(|e| refused(field, e))
 }
 
-async fn create_cupping<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn create_cupping<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<CreateCuppingData>>(body)?.data()?;
     let sheet = required(data.cupping_sheet, "data.cuppingSheet")?;
     let coffees = required(data.coffees, "data.coffees")?
@@ -254,7 +236,10 @@ pub struct SetCuppingStateData {
     pub state: Option<String>,
 }
 
-async fn set_cupping_state<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn set_cupping_state<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<SetCuppingStateData>>(body)?.data()?;
     let cmd = SetCuppingState {
         cupping_id: required(data.cupping_id, "data.cuppingId")?,
@@ -324,7 +309,7 @@ fn result_input(i: usize, r: ResultData) -> Result<ResultInput, ApiError> {
     })
 }
 
-async fn record_cupping_results<S: Store>(
+pub(super) async fn record_cupping_results<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -352,7 +337,10 @@ pub struct ListCuppingsFilter {
     pub state: Option<String>,
 }
 
-async fn list_cuppings<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_cuppings<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<ListCuppingsFilter>>(body)?.into_parts();
     let filter = filter.unwrap_or_default();
     let range = filter.start_date.unwrap_or_default();
@@ -380,7 +368,10 @@ pub struct CuppingIdsFilter {
     pub cupping_ids: Option<Vec<Uuid>>,
 }
 
-async fn get_cuppings_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn get_cuppings_by_ids<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<CuppingIdsFilter>>(body)?.into_parts();
     let ids = required(
         filter.and_then(|f| f.cupping_ids),
@@ -404,7 +395,7 @@ pub struct CuppedCoffeeIdsFilter {
     pub cupped_coffee_ids: Option<Vec<Uuid>>,
 }
 
-async fn list_cupping_results<S: Store>(
+pub(super) async fn list_cupping_results<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -423,34 +414,4 @@ async fn list_cupping_results<S: Store>(
         },
         page.next,
     )
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.read::<ListCuppingsFilter, CuppingsResult>(
-        "quality.cupping.listCuppings",
-        "List cuppings, newest start first.",
-        true,
-    );
-    doc.read::<CuppingIdsFilter, CuppingsResult>(
-        "quality.cupping.getCuppingsByIds",
-        "Read cuppings by id.",
-        true,
-    );
-    doc.read::<CuppedCoffeeIdsFilter, CuppingResultsResult>(
-        "quality.cupping.listCuppingResults",
-        "Read the results of cupped coffees.",
-        true,
-    );
-    doc.write::<CreateCuppingData, CuppingResultEnvelope>(
-        "quality.cupping.createCupping",
-        "Create a cupping session.",
-    );
-    doc.write::<SetCuppingStateData, CuppingResultEnvelope>(
-        "quality.cupping.setCuppingState",
-        "Move a cupping along DRAFT → OPEN → CLOSED.",
-    );
-    doc.write::<RecordCuppingResultsData, CuppingResultsResult>(
-        "quality.cupping.recordCuppingResults",
-        "Record results of an open cupping.",
-    );
 }

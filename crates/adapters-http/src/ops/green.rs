@@ -1,7 +1,6 @@
 //! inventory.green.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::BrokenRule;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::price::Currency;
@@ -20,24 +19,6 @@ use crate::error::ApiError;
 use crate::wire::{
     Instant, NameRef, PriceDto, ReadRequest, WeightDto, WriteRequest, required, weight_rule,
 };
-
-pub const OPERATIONS: &[&str] = &[
-    "inventory.green.importGreenLot",
-    "inventory.green.transferGreenLotToLocation",
-    "inventory.green.setGreenLotWeight",
-    "inventory.green.listGreenLots",
-    "inventory.green.getGreenLotDetailsByIds",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "inventory.green.importGreenLot" => import_green_lot(ctx, &body).await,
-        "inventory.green.transferGreenLotToLocation" => transfer(ctx, &body).await,
-        "inventory.green.setGreenLotWeight" => set_weight(ctx, &body).await,
-        "inventory.green.listGreenLots" => list_green_lots(ctx, &body).await,
-        _ => details_by_ids(ctx, &body).await,
-    }
-}
 
 /// A weight's shape (amount and a known unit); its sign is judged by the use case, after lookups.
 fn weight_input(dto: Option<WeightDto>, field: &str) -> Result<WeightInput, ApiError> {
@@ -268,7 +249,10 @@ pub struct GreenLotDetailsResult {
     pub green_lot_details: Vec<GreenLotDetailsDto>,
 }
 
-async fn import_green_lot<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn import_green_lot<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<ImportGreenLotData>>(body)?.data()?;
     let name = required(data.name, "data.name")?;
     let external_id = required(data.external_id, "data.externalId")?;
@@ -298,7 +282,7 @@ async fn import_green_lot<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResp
     })
 }
 
-async fn transfer<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn transfer<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<TransferData>>(body)?.data()?;
     let cmd = TransferGreenLot {
         green_lot_id: required(data.green_lot_id, "data.greenLotId")?,
@@ -315,7 +299,10 @@ async fn transfer<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, Ap
     })
 }
 
-async fn set_weight<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn set_weight<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<SetWeightData>>(body)?.data()?;
     let cmd = SetGreenLotWeight {
         green_lot_id: required(data.green_lot_id, "data.greenLotId")?,
@@ -327,7 +314,10 @@ async fn set_weight<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, 
     })
 }
 
-async fn list_green_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_green_lots<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<ListFilter>>(body)?.into_parts();
     let from = filter
         .and_then(|f| f.last_modified_date)
@@ -343,7 +333,10 @@ async fn list_green_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespo
     )
 }
 
-async fn details_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn details_by_ids<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<DetailsFilter>>(body)?.into_parts();
     let filter = required(filter, "params.filter")?;
     let ids = required(filter.green_lot_ids, "params.filter.greenLotIds")?;
@@ -357,29 +350,4 @@ async fn details_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespon
         },
         page.next,
     )
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.write::<ImportGreenLotData, GreenLotResult>(
-        "inventory.green.importGreenLot",
-        "Import a green lot from an external system.",
-    );
-    doc.write::<TransferData, TransferResult>(
-        "inventory.green.transferGreenLotToLocation",
-        "Move weight of a green lot to another location.",
-    );
-    doc.write::<SetWeightData, GreenLotResult>(
-        "inventory.green.setGreenLotWeight",
-        "Set the weight of a green lot; zero consumes it.",
-    );
-    doc.read::<ListFilter, GreenLotsResult>(
-        "inventory.green.listGreenLots",
-        "List green lots, newest registration first.",
-        true,
-    );
-    doc.read::<DetailsFilter, GreenLotDetailsResult>(
-        "inventory.green.getGreenLotDetailsByIds",
-        "Read the details of green lots by id.",
-        true,
-    );
 }

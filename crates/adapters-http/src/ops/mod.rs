@@ -1,5 +1,10 @@
-//! The operations, one module per namespace. A handler decodes its DTO, calls one use case and
-//! encodes the answer; rules live in the domain.
+//! The operations: one registry entry each, from which routing, scope checks and the OpenAPI
+//! document are derived, and one module per namespace holding the handlers and their DTOs. A
+//! handler decodes its DTO, calls one use case and encodes the answer; rules live in the domain.
+//!
+//! Adding an operation is adding its entry below, its handler and its use case: an entry without
+//! a handler, a request or a result that has no schema, or a scope that does not exist fails to
+//! compile, and every name that is not an entry answers 405 (see docs/ARCHITECTURE.md).
 
 mod blend;
 mod core;
@@ -7,80 +12,252 @@ mod cupping;
 mod green;
 mod mrp;
 mod physical;
+mod registry;
 mod roast;
 
 use std::sync::Arc;
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::page::{PageRequest, Position};
-use roastery_domain::scope::Scope;
 use roastery_ports::{AppError, Roastery, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
+use crate::wire::{Envelope, NoFilter, NoMeta, PageInfo, PageMeta, PaginationDto};
 
-/// A known operation and the scope it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Operation {
-    pub name: &'static str,
-    pub scope: Scope,
-}
+pub(crate) use registry::{Contract, SchemaSet, Shape};
 
-/// Every operation, by namespace.
-fn operations(scope: Scope) -> &'static [&'static str] {
-    match scope {
-        Scope::CoreLocation | Scope::CoreProject => core::OPERATIONS,
-        Scope::MrpProduct | Scope::MrpOrder => mrp::OPERATIONS,
-        Scope::QualityCupping => cupping::OPERATIONS,
-        Scope::QualityPhysical => physical::OPERATIONS,
-        Scope::InventoryGreen => green::OPERATIONS,
-        Scope::InventoryRoast => roast::OPERATIONS,
-        Scope::InventoryBlend => blend::OPERATIONS,
+registry::operations! {
+    ImportLocation {
+        name: "core.location.importLocation",
+        scope: CoreLocation,
+        shape: Write<core::ImportLocationData, core::LocationResult>,
+        handler: core::import_location,
+        summary: "Import a location (a warehouse or roasting site).",
     }
-}
+    ListLocations {
+        name: "core.location.listLocations",
+        scope: CoreLocation,
+        shape: Page<NoFilter, core::LocationsResult>,
+        handler: core::list_locations,
+        summary: "List locations, newest first.",
+    }
+    ImportProject {
+        name: "core.project.importProject",
+        scope: CoreProject,
+        shape: Write<core::ImportProjectData, core::ProjectResult>,
+        handler: core::import_project,
+        summary: "Import a project; names are unique.",
+    }
+    ListProjects {
+        name: "core.project.listProjects",
+        scope: CoreProject,
+        shape: Page<NoFilter, core::ProjectsResult>,
+        handler: core::list_projects,
+        summary: "List projects, newest first.",
+    }
 
-pub fn find(name: &str) -> Option<Operation> {
-    let scope = Scope::of_operation(name)?;
-    operations(scope)
-        .iter()
-        .find(|known| **known == name)
-        .map(|known| Operation { name: known, scope })
-}
+    ImportGreenLot {
+        name: "inventory.green.importGreenLot",
+        scope: InventoryGreen,
+        shape: Write<green::ImportGreenLotData, green::GreenLotResult>,
+        handler: green::import_green_lot,
+        summary: "Import a green lot from an external system.",
+    }
+    TransferGreenLotToLocation {
+        name: "inventory.green.transferGreenLotToLocation",
+        scope: InventoryGreen,
+        shape: Write<green::TransferData, green::TransferResult>,
+        handler: green::transfer,
+        summary: "Move weight of a green lot to another location.",
+    }
+    SetGreenLotWeight {
+        name: "inventory.green.setGreenLotWeight",
+        scope: InventoryGreen,
+        shape: Write<green::SetWeightData, green::GreenLotResult>,
+        handler: green::set_weight,
+        summary: "Set the weight of a green lot; zero consumes it.",
+    }
+    ListGreenLots {
+        name: "inventory.green.listGreenLots",
+        scope: InventoryGreen,
+        shape: Page<green::ListFilter, green::GreenLotsResult>,
+        handler: green::list_green_lots,
+        summary: "List green lots, newest registration first.",
+    }
+    GetGreenLotDetailsByIds {
+        name: "inventory.green.getGreenLotDetailsByIds",
+        scope: InventoryGreen,
+        shape: Page<green::DetailsFilter, green::GreenLotDetailsResult>,
+        handler: green::details_by_ids,
+        summary: "Read the details of green lots by id.",
+    }
 
-/// All operation names (for the OpenAPI document and tests).
-pub fn all() -> impl Iterator<Item = &'static str> {
-    // A module may serve several scopes: list each operation once, under its own scope.
-    Scope::ALL.into_iter().flat_map(|s| {
-        operations(s)
-            .iter()
-            .copied()
-            .filter(move |name| Scope::of_operation(name) == Some(s))
-    })
-}
+    ListRoastedLots {
+        name: "inventory.roast.listRoastedLots",
+        scope: InventoryRoast,
+        shape: Page<roast::ListRoastedLotsFilter, roast::RoastedLotsResult>,
+        handler: roast::list_roasted_lots,
+        summary: "List roasted lots, newest roast first.",
+    }
+    GetRoastedLotsByIds {
+        name: "inventory.roast.getRoastedLotsByIds",
+        scope: InventoryRoast,
+        shape: Page<roast::RoastedLotIdsFilter, roast::RoastedLotsResult>,
+        handler: roast::roasted_lots_by_ids,
+        summary: "Read roasted lots by id.",
+    }
+    GetRoastDetailsByIds {
+        name: "inventory.roast.getRoastDetailsByIds",
+        scope: InventoryRoast,
+        shape: Page<roast::RoastedLotIdsFilter, roast::RoastDetailsResult>,
+        handler: roast::roast_details_by_ids,
+        summary: "Read roast details by roasted lot id.",
+    }
+    GetRoastCurvesById {
+        name: "inventory.roast.getRoastCurvesById",
+        scope: InventoryRoast,
+        shape: Read<roast::RoastCurvesFilter, roast::RoastCurvesResult>,
+        handler: roast::roast_curves_by_id,
+        summary: "Read the roast curves of one roasted lot.",
+    }
+    GetProfilesByIds {
+        name: "inventory.roast.getProfilesByIds",
+        scope: InventoryRoast,
+        shape: Page<roast::ProfileIdsFilter, roast::ProfilesResult>,
+        handler: roast::profiles_by_ids,
+        summary: "Read processing profiles by id.",
+    }
+    RecordRoast {
+        name: "inventory.roast.recordRoast",
+        scope: InventoryRoast,
+        shape: Write<roast::RecordRoastData, roast::RecordRoastResult>,
+        handler: roast::record_roast,
+        summary: "Record a roast: take green weight and create a roasted lot.",
+    }
+    ImportProfile {
+        name: "inventory.roast.importProfile",
+        scope: InventoryRoast,
+        shape: Write<roast::ImportProfileData, roast::ProfileResult>,
+        handler: roast::import_profile,
+        summary: "Import a processing profile.",
+    }
+    SetRoastedLotWeight {
+        name: "inventory.roast.setRoastedLotWeight",
+        scope: InventoryRoast,
+        shape: Write<roast::SetRoastedLotWeightData, roast::RoastedLotResult>,
+        handler: roast::set_roasted_lot_weight,
+        summary: "Set the weight of a roasted lot; zero consumes it.",
+    }
 
-/// Adds every operation to the OpenAPI document.
-pub(crate) fn document(doc: &mut crate::openapi::ApiDoc) {
-    core::document(doc);
-    green::document(doc);
-    roast::document(doc);
-    blend::document(doc);
-    cupping::document(doc);
-    physical::document(doc);
-    mrp::document(doc);
-}
+    CreateBlend {
+        name: "inventory.blend.createBlend",
+        scope: InventoryBlend,
+        shape: Write<blend::CreateBlendData, blend::BlendedLotResult>,
+        handler: blend::create_blend,
+        summary: "Blend roasted lots into a new blended lot.",
+    }
+    ListBlendedLots {
+        name: "inventory.blend.listBlendedLots",
+        scope: InventoryBlend,
+        shape: Page<blend::ListBlendedLotsFilter, blend::BlendedLotsResult>,
+        handler: blend::list_blended_lots,
+        summary: "List blended lots, newest blend first.",
+    }
 
-pub(crate) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.scope {
-        Scope::CoreLocation | Scope::CoreProject => core::call(ctx, body).await,
-        Scope::MrpProduct | Scope::MrpOrder => mrp::call(ctx, body).await,
-        Scope::QualityCupping => cupping::call(ctx, body).await,
-        Scope::QualityPhysical => physical::call(ctx, body).await,
-        Scope::InventoryGreen => green::call(ctx, body).await,
-        Scope::InventoryRoast => roast::call(ctx, body).await,
-        Scope::InventoryBlend => blend::call(ctx, body).await,
+    ListCuppings {
+        name: "quality.cupping.listCuppings",
+        scope: QualityCupping,
+        shape: Page<cupping::ListCuppingsFilter, cupping::CuppingsResult>,
+        handler: cupping::list_cuppings,
+        summary: "List cuppings, newest start first.",
+    }
+    GetCuppingsByIds {
+        name: "quality.cupping.getCuppingsByIds",
+        scope: QualityCupping,
+        shape: Page<cupping::CuppingIdsFilter, cupping::CuppingsResult>,
+        handler: cupping::get_cuppings_by_ids,
+        summary: "Read cuppings by id.",
+    }
+    ListCuppingResults {
+        name: "quality.cupping.listCuppingResults",
+        scope: QualityCupping,
+        shape: Page<cupping::CuppedCoffeeIdsFilter, cupping::CuppingResultsResult>,
+        handler: cupping::list_cupping_results,
+        summary: "Read the results of cupped coffees.",
+    }
+    CreateCupping {
+        name: "quality.cupping.createCupping",
+        scope: QualityCupping,
+        shape: Write<cupping::CreateCuppingData, cupping::CuppingResultEnvelope>,
+        handler: cupping::create_cupping,
+        summary: "Create a cupping session.",
+    }
+    SetCuppingState {
+        name: "quality.cupping.setCuppingState",
+        scope: QualityCupping,
+        shape: Write<cupping::SetCuppingStateData, cupping::CuppingResultEnvelope>,
+        handler: cupping::set_cupping_state,
+        summary: "Move a cupping along DRAFT → OPEN → CLOSED.",
+    }
+    RecordCuppingResults {
+        name: "quality.cupping.recordCuppingResults",
+        scope: QualityCupping,
+        shape: Write<cupping::RecordCuppingResultsData, cupping::CuppingResultsResult>,
+        handler: cupping::record_cupping_results,
+        summary: "Record results of an open cupping.",
+    }
+
+    ListPhysicalAnalyses {
+        name: "quality.physical.listPhysicalAnalyses",
+        scope: QualityPhysical,
+        shape: Page<physical::ListPhysicalAnalysesFilter, physical::PhysicalAnalysesResult>,
+        handler: physical::list_physical_analyses,
+        summary: "List physical analyses, newest first.",
+    }
+    RecordPhysicalAnalysis {
+        name: "quality.physical.recordPhysicalAnalysis",
+        scope: QualityPhysical,
+        shape: Write<physical::RecordPhysicalAnalysisData, physical::PhysicalAnalysisResult>,
+        handler: physical::record_physical_analysis,
+        summary: "Record a physical analysis of a lot.",
+    }
+
+    SyncProducts {
+        name: "mrp.product.syncProducts",
+        scope: MrpProduct,
+        shape: Bulk<mrp::ProductData, mrp::SyncedProductsResult>,
+        handler: mrp::sync_products,
+        summary: "Create or update products and add variants (≤50).",
+    }
+    ListProducts {
+        name: "mrp.product.listProducts",
+        scope: MrpProduct,
+        shape: Page<NoFilter, mrp::ProductsResult>,
+        handler: mrp::list_products,
+        summary: "List products, newest first.",
+    }
+    SetOrders {
+        name: "mrp.order.setOrders",
+        scope: MrpOrder,
+        shape: Bulk<mrp::OrderData, mrp::SyncedOrdersResult>,
+        handler: mrp::set_orders,
+        summary: "Create or update orders by externalId (≤50).",
+    }
+    ListOrders {
+        name: "mrp.order.listOrders",
+        scope: MrpOrder,
+        shape: Page<mrp::ListOrdersFilter, mrp::OrdersResult>,
+        handler: mrp::list_orders,
+        summary: "List orders, newest order date first.",
+    }
+    SetOrderStatus {
+        name: "mrp.order.setOrderStatus",
+        scope: MrpOrder,
+        shape: Write<mrp::SetOrderStatusData, mrp::OrderResult>,
+        handler: mrp::set_order_status,
+        summary: "Move an order along its status machine.",
     }
 }
 
@@ -101,7 +278,7 @@ impl<S: Store> Ctx<S> {
     pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {
         self.state
             .cursors
-            .page_request(self.operation.name, pagination)
+            .page_request(self.operation.name(), pagination)
     }
 
     /// `{"ok": true, "result": ..., "meta": {}}`
@@ -119,7 +296,7 @@ impl<S: Store> Ctx<S> {
         result: R,
         next: Option<Position>,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name, p));
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
         Ok(HttpResponse::Ok().json(Envelope {
             ok: true,
             result,
@@ -127,5 +304,36 @@ impl<S: Store> Ctx<S> {
                 pagination: PageInfo { end_cursor },
             },
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use roastery_domain::scope::Scope;
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_each_scope_is_its_namespace() {
+        let mut names: Vec<&str> = Operation::ALL.iter().map(|op| op.name()).collect();
+        for op in Operation::ALL {
+            assert_eq!(Scope::of_operation(op.name()), Some(op.scope()), "{op:?}");
+            assert_eq!(Operation::find(op.name()), Some(*op));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Operation::ALL.len());
+    }
+
+    #[test]
+    fn only_entries_are_found() {
+        for name in [
+            "",
+            "core.location",
+            "core.location.importLocation/extra",
+            "core.location.ImportLocation",
+        ] {
+            assert_eq!(Operation::find(name), None, "{name}");
+        }
     }
 }

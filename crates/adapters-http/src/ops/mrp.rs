@@ -1,7 +1,6 @@
 //! mrp.product and mrp.order.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::order::Order;
 use roastery_domain::product::Product;
 use roastery_ports::Store;
@@ -15,24 +14,6 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Instant, NoFilter, ReadRequest, WriteRequest, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "mrp.product.syncProducts",
-    "mrp.product.listProducts",
-    "mrp.order.setOrders",
-    "mrp.order.listOrders",
-    "mrp.order.setOrderStatus",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "mrp.product.syncProducts" => sync_products(ctx, &body).await,
-        "mrp.product.listProducts" => list_products(ctx, &body).await,
-        "mrp.order.setOrders" => set_orders(ctx, &body).await,
-        "mrp.order.listOrders" => list_orders(ctx, &body).await,
-        _ => set_order_status(ctx, &body).await,
-    }
-}
 
 // --- Products --------------------------------------------------------------------------------
 
@@ -147,7 +128,10 @@ fn sync_product(index: usize, p: ProductData) -> Result<SyncProduct, ApiError> {
     })
 }
 
-async fn sync_products<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn sync_products<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<Vec<ProductData>>>(body)?.data()?;
     let batch = data
         .into_iter()
@@ -166,7 +150,10 @@ async fn sync_products<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespons
     })
 }
 
-async fn list_products<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_products<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (_, pagination) = decode::<ReadRequest<NoFilter>>(body)?.into_parts();
     let page = ctx.page_request(&pagination)?;
     let page = ctx.run(move |app| app.list_products(page)).await?;
@@ -297,7 +284,10 @@ fn set_order(index: usize, o: OrderData) -> Result<SetOrder, ApiError> {
     })
 }
 
-async fn set_orders<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn set_orders<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<Vec<OrderData>>>(body)?.data()?;
     let batch = data
         .into_iter()
@@ -316,7 +306,10 @@ async fn set_orders<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, 
     })
 }
 
-async fn list_orders<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_orders<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<ListOrdersFilter>>(body)?.into_parts();
     let filter = filter.unwrap_or_default();
     let range = filter.order_date.unwrap_or_default();
@@ -335,7 +328,10 @@ async fn list_orders<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse,
     )
 }
 
-async fn set_order_status<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn set_order_status<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<SetOrderStatusData>>(body)?.data()?;
     let cmd = SetOrderStatus {
         order_id: required(data.order_id, "data.orderId")?,
@@ -345,29 +341,4 @@ async fn set_order_status<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResp
     ctx.ok(OrderResult {
         order: order.into(),
     })
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.bulk::<ProductData, SyncedProductsResult>(
-        "mrp.product.syncProducts",
-        "Create or update products and add variants (≤50).",
-    );
-    doc.read::<NoFilter, ProductsResult>(
-        "mrp.product.listProducts",
-        "List products, newest first.",
-        true,
-    );
-    doc.bulk::<OrderData, SyncedOrdersResult>(
-        "mrp.order.setOrders",
-        "Create or update orders by externalId (≤50).",
-    );
-    doc.read::<ListOrdersFilter, OrdersResult>(
-        "mrp.order.listOrders",
-        "List orders, newest order date first.",
-        true,
-    );
-    doc.write::<SetOrderStatusData, OrderResult>(
-        "mrp.order.setOrderStatus",
-        "Move an order along its status machine.",
-    );
 }

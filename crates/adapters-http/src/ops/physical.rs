@@ -1,7 +1,6 @@
 //! quality.physical: physical analyses of green, roasted and blended lots.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::physical_analysis::{
     NewDefect, NewPhysicalAnalysis, NewScreenSize, PhysicalAnalysis,
 };
@@ -16,18 +15,6 @@ use super::cupping::{DateRange, LotRefDto};
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Amount, Instant, NameRef, ReadRequest, WriteRequest, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "quality.physical.listPhysicalAnalyses",
-    "quality.physical.recordPhysicalAnalysis",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "quality.physical.recordPhysicalAnalysis" => record_physical_analysis(ctx, &body).await,
-        _ => list_physical_analyses(ctx, &body).await,
-    }
-}
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ScreenSizeDto {
@@ -116,7 +103,7 @@ pub struct RecordPhysicalAnalysisData {
     pub evaluator: Option<NameRef>,
 }
 
-async fn record_physical_analysis<S: Store>(
+pub(super) async fn record_physical_analysis<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -170,7 +157,7 @@ pub struct ListPhysicalAnalysesFilter {
     pub analysed_lot_ids: Option<Vec<Uuid>>,
 }
 
-async fn list_physical_analyses<S: Store>(
+pub(super) async fn list_physical_analyses<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -193,16 +180,4 @@ async fn list_physical_analyses<S: Store>(
         },
         page.next,
     )
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.read::<ListPhysicalAnalysesFilter, PhysicalAnalysesResult>(
-        "quality.physical.listPhysicalAnalyses",
-        "List physical analyses, newest first.",
-        true,
-    );
-    doc.write::<RecordPhysicalAnalysisData, PhysicalAnalysisResult>(
-        "quality.physical.recordPhysicalAnalysis",
-        "Record a physical analysis of a lot.",
-    );
 }

@@ -2,7 +2,6 @@
 //! roast, importing a profile and setting a roasted lot's weight.
 
 use actix_web::HttpResponse;
-use actix_web::web::Bytes;
 use roastery_domain::BrokenRule;
 use roastery_domain::lot_source::LotSource;
 use roastery_domain::measure::{Measure, Unit};
@@ -25,30 +24,6 @@ use super::green::{DateFrom, GreenLotDto, LocationRefDto, NameDto, ProjectNameDt
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Amount, Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
-
-pub const OPERATIONS: &[&str] = &[
-    "inventory.roast.listRoastedLots",
-    "inventory.roast.getRoastedLotsByIds",
-    "inventory.roast.getRoastDetailsByIds",
-    "inventory.roast.getRoastCurvesById",
-    "inventory.roast.getProfilesByIds",
-    "inventory.roast.recordRoast",
-    "inventory.roast.importProfile",
-    "inventory.roast.setRoastedLotWeight",
-];
-
-pub(super) async fn call<S: Store>(ctx: Ctx<S>, body: Bytes) -> Result<HttpResponse, ApiError> {
-    match ctx.operation.name {
-        "inventory.roast.listRoastedLots" => list_roasted_lots(ctx, &body).await,
-        "inventory.roast.getRoastedLotsByIds" => roasted_lots_by_ids(ctx, &body).await,
-        "inventory.roast.getRoastDetailsByIds" => roast_details_by_ids(ctx, &body).await,
-        "inventory.roast.getRoastCurvesById" => roast_curves_by_id(ctx, &body).await,
-        "inventory.roast.getProfilesByIds" => profiles_by_ids(ctx, &body).await,
-        "inventory.roast.recordRoast" => record_roast(ctx, &body).await,
-        "inventory.roast.importProfile" => import_profile(ctx, &body).await,
-        _ => set_roasted_lot_weight(ctx, &body).await,
-    }
-}
 
 // ---- shared wire pieces (also used by inventory.blend) ----
 
@@ -243,7 +218,10 @@ pub struct ListRoastedLotsFilter {
     pub roasted_date: Option<DateFrom>,
 }
 
-async fn list_roasted_lots<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn list_roasted_lots<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<ListRoastedLotsFilter>>(body)?.into_parts();
     let page = ctx.page_request(&pagination)?;
     let from = filter
@@ -274,7 +252,10 @@ fn roasted_lot_ids(filter: Option<RoastedLotIdsFilter>) -> Result<Vec<Uuid>, Api
     )
 }
 
-async fn roasted_lots_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn roasted_lots_by_ids<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<RoastedLotIdsFilter>>(body)?.into_parts();
     let ids = roasted_lot_ids(filter)?;
     let page = ctx.page_request(&pagination)?;
@@ -296,7 +277,7 @@ pub struct SetRoastedLotWeightData {
     pub weight: Option<WeightDto>,
 }
 
-async fn set_roasted_lot_weight<S: Store>(
+pub(super) async fn set_roasted_lot_weight<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -444,7 +425,7 @@ pub struct RoastDetailsResult {
     pub roast_details: Vec<RoastDetailsDto>,
 }
 
-async fn roast_details_by_ids<S: Store>(
+pub(super) async fn roast_details_by_ids<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
@@ -547,7 +528,10 @@ pub struct RoastCurvesFilter {
     pub roasted_lot_id: Option<Uuid>,
 }
 
-async fn roast_curves_by_id<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn roast_curves_by_id<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, _) = decode::<ReadRequest<RoastCurvesFilter>>(body)?.into_parts();
     let id = required(
         filter.and_then(|f| f.roasted_lot_id),
@@ -583,7 +567,10 @@ pub struct RecordRoastResult {
     pub green_lots: Vec<GreenLotDto>,
 }
 
-async fn record_roast<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn record_roast<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<RecordRoastData>>(body)?.data()?;
     let cmd = RecordRoast {
         name: required(data.name, "data.name")?,
@@ -697,7 +684,10 @@ pub struct ProfilesResult {
     pub profiles: Vec<ProfileDto>,
 }
 
-async fn import_profile<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn import_profile<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<ImportProfileData>>(body)?.data()?;
     let components = required(data.components, "data.components")?
         .into_iter()
@@ -732,7 +722,10 @@ pub struct ProfileIdsFilter {
     pub profile_ids: Option<Vec<Uuid>>,
 }
 
-async fn profiles_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+pub(super) async fn profiles_by_ids<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<ProfileIdsFilter>>(body)?.into_parts();
     let ids = required(
         filter.and_then(|f| f.profile_ids),
@@ -746,44 +739,4 @@ async fn profiles_by_ids<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespo
         },
         page.next,
     )
-}
-
-pub(super) fn document(doc: &mut crate::openapi::ApiDoc) {
-    doc.read::<ListRoastedLotsFilter, RoastedLotsResult>(
-        "inventory.roast.listRoastedLots",
-        "List roasted lots, newest roast first.",
-        true,
-    );
-    doc.read::<RoastedLotIdsFilter, RoastedLotsResult>(
-        "inventory.roast.getRoastedLotsByIds",
-        "Read roasted lots by id.",
-        true,
-    );
-    doc.read::<RoastedLotIdsFilter, RoastDetailsResult>(
-        "inventory.roast.getRoastDetailsByIds",
-        "Read roast details by roasted lot id.",
-        true,
-    );
-    doc.read::<RoastCurvesFilter, RoastCurvesResult>(
-        "inventory.roast.getRoastCurvesById",
-        "Read the roast curves of one roasted lot.",
-        false,
-    );
-    doc.read::<ProfileIdsFilter, ProfilesResult>(
-        "inventory.roast.getProfilesByIds",
-        "Read processing profiles by id.",
-        true,
-    );
-    doc.write::<RecordRoastData, RecordRoastResult>(
-        "inventory.roast.recordRoast",
-        "Record a roast: take green weight and create a roasted lot.",
-    );
-    doc.write::<ImportProfileData, ProfileResult>(
-        "inventory.roast.importProfile",
-        "Import a processing profile.",
-    );
-    doc.write::<SetRoastedLotWeightData, RoastedLotResult>(
-        "inventory.roast.setRoastedLotWeight",
-        "Set the weight of a roasted lot; zero consumes it.",
-    );
 }
