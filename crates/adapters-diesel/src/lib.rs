@@ -47,9 +47,11 @@ mod migrate;
 mod order;
 mod physical;
 mod product;
+mod rate_limit;
 mod roast;
 mod store;
 mod time;
 
 pub use connection::{AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name};
+pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};

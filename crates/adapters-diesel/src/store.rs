@@ -60,6 +60,13 @@ impl DieselStore {
         self.url.backend()
     }
 
+    /// Rate-limit buckets shared by every instance on this database: PostgreSQL only (one
+    /// SQLite process keeps its limiter in memory).
+    pub fn shared_rate_limit(&self) -> Option<crate::rate_limit::PgRateLimit> {
+        (self.backend() == Backend::Postgres)
+            .then(|| crate::rate_limit::PgRateLimit::new(self.pool.clone()))
+    }
+
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
     }

@@ -81,11 +81,15 @@ impl Application {
         let port = listener.local_addr()?.port();
         let rate_limit = roastery_adapters_http::parse_rate_limit(&config.rate_limit)
             .map_err(anyhow::Error::msg)?;
-        let state = web::Data::new(
-            AppState::new(app, CursorCodec::new(cursor_key))
-                .with_rate_limit(rate_limit)
-                .with_body_timeout(Duration::from_secs(config.body_timeout)),
-        );
+        // On PostgreSQL every instance takes from the same buckets, in the database.
+        let shared = app.store().shared_rate_limit();
+        let state = AppState::new(app, CursorCodec::new(cursor_key));
+        let state = match shared {
+            Some(shared) => state.with_shared_rate_limit(rate_limit, Arc::new(shared)),
+            None => state.with_rate_limit(rate_limit),
+        };
+        let state =
+            web::Data::new(state.with_body_timeout(Duration::from_secs(config.body_timeout)));
         let mut limits = ServerLimits {
             request_head_timeout: Duration::from_secs(config.header_timeout),
             max_connections_per_worker: config.max_connections.max(1),

@@ -121,6 +121,11 @@ impl Env {
 
     /// Starts `roastery serve` on a free port and waits until it accepts connections.
     fn serve(&self, run: &str) -> Server {
+        self.serve_with(run, &[])
+    }
+
+    /// [`Env::serve`] with more environment variables.
+    fn serve_with(&self, run: &str, vars: &[(&str, &str)]) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free port")
@@ -128,6 +133,7 @@ impl Env {
         let log = self.dir.path().join(format!("{run}.log"));
         let child = self
             .command(port)
+            .envs(vars.iter().copied())
             .arg("serve")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -704,4 +710,96 @@ async fn two_instances_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_sqlite() {
     two_instances(Backend::Sqlite).await;
+}
+
+/// Requests through both instances at once, half to each: the share that answered 200 is what
+/// one quota admits, not one quota per instance. Returns (passed, seconds taken).
+async fn burst_through_both(
+    http: &oauth2::reqwest::Client,
+    requests: usize,
+    send: impl Fn(usize) -> oauth2::reqwest::RequestBuilder,
+) -> (usize, f64) {
+    let started = Instant::now();
+    let mut pending = Vec::new();
+    for i in 0..requests {
+        let request = send(i);
+        pending.push(tokio::spawn(async move {
+            let response = request.send().await.expect("answer");
+            let status = response.status().as_u16();
+            for header in ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] {
+                assert!(
+                    response.headers().contains_key(header),
+                    "{header} on {status}"
+                );
+            }
+            if status == 429 {
+                assert!(response.headers().contains_key("retry-after"));
+            }
+            status
+        }));
+    }
+    let mut passed = 0;
+    for task in pending {
+        match task.await.expect("request task") {
+            200 => passed += 1,
+            429 => {}
+            other => panic!("unexpected status {other}"),
+        }
+    }
+    let _ = http;
+    (passed, started.elapsed().as_secs_f64())
+}
+
+/// With 5/s and bursts of 10, N requests over `seconds` may pass at most 10 + 5 × seconds (+1
+/// for the emission that falls due at the boundary), whichever instance they reach.
+fn one_quota_allows(seconds: f64) -> usize {
+    10 + (5.0 * seconds).ceil() as usize + 1
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_rate_limit_quota_across_instances_postgres() {
+    let Some(env) = Env::new(Backend::Postgres) else {
+        return;
+    };
+    let account = env.account();
+    let limited = [("ROASTERY_RATE_LIMIT", "5/s,burst=10")];
+    let servers = [env.serve_with("a", &limited), env.serve_with("b", &limited)];
+    let http = env.client();
+    let bases: Vec<String> = servers.iter().map(Server::base).collect();
+    let tokens = [
+        token(&http, &bases[0], &account).await,
+        token(&http, &bases[1], &account).await,
+    ];
+
+    let (passed, seconds) = burst_through_both(&http, 36, |i| {
+        http.post(format!(
+            "{}/rpc/v1/core.location.listLocations",
+            bases[i % 2]
+        ))
+        .bearer_auth(&tokens[i % 2])
+        .header("Content-Type", "application/json")
+        .body("{}")
+    })
+    .await;
+    eprintln!("operations: {passed} of 36 passed in {seconds:.2} s");
+    assert!(passed >= 10, "the burst passes: {passed}");
+    assert!(
+        passed <= one_quota_allows(seconds),
+        "{passed} passed in {seconds:.2} s: more than one quota"
+    );
+
+    // The token endpoint: one quota per client id across instances (two tokens already taken).
+    let (passed, seconds) = burst_through_both(&http, 24, |i| {
+        http.post(format!("{}/oauth2/token", bases[i % 2]))
+            .basic_auth(&account.0, Some(&account.1))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials")
+    })
+    .await;
+    eprintln!("token requests: {passed} of 24 passed in {seconds:.2} s");
+    assert!(passed >= 1, "token requests pass at first");
+    assert!(
+        passed + 2 <= one_quota_allows(seconds + 1.0),
+        "{passed} token requests passed in {seconds:.2} s: more than one quota"
+    );
 }
