@@ -18,6 +18,8 @@ const RETRIES: u32 = 16;
 #[derive(Clone)]
 pub struct DieselStore {
     pool: Pool,
+    /// Connections to a read replica (PostgreSQL hot standby), for [`Store::read_replica`].
+    replica: Option<Pool>,
     url: DatabaseUrl,
     /// SQLite has one writer at a time anyway; queueing writers of this process here, before
     /// `BEGIN IMMEDIATE`, spares them SQLite's sleep-and-poll busy handler and its long tails.
@@ -51,6 +53,7 @@ impl DieselStore {
         let pool = connection::pool(&url, options)?;
         Ok(Self {
             pool,
+            replica: None,
             url,
             sqlite_writers: Default::default(),
         })
@@ -58,6 +61,23 @@ impl DieselStore {
 
     pub fn backend(&self) -> Backend {
         self.url.backend()
+    }
+
+    /// Serves listings and by-ids reads from the PostgreSQL replica at `read_url` (no
+    /// migrations run there: they reach it from the primary).
+    pub fn with_read_replica(
+        mut self,
+        read_url: &str,
+        options: &PoolOptions,
+    ) -> Result<Self, StoreError> {
+        let read_url = DatabaseUrl::parse(read_url)?;
+        if read_url.backend() != Backend::Postgres || self.backend() != Backend::Postgres {
+            return Err(StoreError::Unavailable(
+                "a read replica needs PostgreSQL for both the primary and the replica".into(),
+            ));
+        }
+        self.replica = Some(connection::pool(&read_url, options)?);
+        Ok(self)
     }
 
     /// Rate-limit buckets shared by every instance on this database: PostgreSQL only (one
@@ -71,9 +91,8 @@ impl DieselStore {
         &self.url
     }
 
-    fn connection(&self) -> Result<DieselTx, StoreError> {
-        self.pool
-            .get()
+    fn connection(&self, pool: &Pool) -> Result<DieselTx, StoreError> {
+        pool.get()
             .map(|conn| DieselTx {
                 conn,
                 lock_rows: false,
@@ -86,7 +105,16 @@ impl DieselStore {
         write: bool,
         work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
-        let mut tx = self.connection()?;
+        self.run_on(&self.pool, write, work)
+    }
+
+    fn run_on<T>(
+        &self,
+        pool: &Pool,
+        write: bool,
+        work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut tx = self.connection(pool)?;
         let begin = match (self.backend(), write) {
             (Backend::Sqlite, true) => "BEGIN IMMEDIATE",
             (Backend::Sqlite, false) => "BEGIN",
@@ -132,6 +160,20 @@ impl Store for DieselStore {
     ) -> Result<T, AppError> {
         let mut work = Some(work);
         self.run(false, &mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
+        })
+    }
+
+    fn read_replica<T>(
+        &self,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let Some(replica) = &self.replica else {
+            return self.read(work);
+        };
+        let mut work = Some(work);
+        self.run_on(replica, false, &mut |tx| match work.take() {
             Some(work) => work(tx),
             None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
         })

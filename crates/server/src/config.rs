@@ -14,6 +14,8 @@ pub struct Config {
     pub listen: String,
     /// `sqlite://PATH` or `postgres://…` (`ROASTERY_DATABASE_URL`).
     pub database_url: String,
+    /// A PostgreSQL read replica for listings and by-ids reads (`ROASTERY_DATABASE_READ_URL`).
+    pub database_read_url: Option<String>,
     /// PEM certificate chain and private key (`ROASTERY_TLS_CERT`, `ROASTERY_TLS_KEY`). When
     /// unset, a self-signed certificate is created and reused.
     pub tls_cert: Option<PathBuf>,
@@ -54,6 +56,7 @@ impl Default for Config {
         Self {
             listen: "127.0.0.1:8443".into(),
             database_url: "sqlite://roastery.db".into(),
+            database_read_url: None,
             tls_cert: None,
             tls_key: None,
             rate_limit: "5/s,burst=10".into(),
@@ -147,6 +150,9 @@ impl Config {
             self.max_connections = v
                 .parse()
                 .context("ROASTERY_MAX_CONNECTIONS must be a number")?;
+        }
+        if let Some(v) = var("ROASTERY_DATABASE_READ_URL").filter(|v| !v.is_empty()) {
+            self.database_read_url = Some(v);
         }
         if let Some(v) = var("ROASTERY_LOCK_TIMEOUT") {
             self.lock_timeout = seconds("ROASTERY_LOCK_TIMEOUT", v)?;

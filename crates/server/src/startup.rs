@@ -39,6 +39,24 @@ pub fn open_roastery_with(
     ))
 }
 
+/// The same use cases, with listings and by-ids reads served by the replica at `read_url`.
+pub fn with_read_replica(
+    app: Roastery<DieselStore>,
+    read_url: &str,
+    options: &PoolOptions,
+) -> anyhow::Result<Roastery<DieselStore>> {
+    let store = app
+        .store()
+        .clone()
+        .with_read_replica(read_url, options)
+        .with_context(|| format!("opening the read replica {}", redact(read_url)))?;
+    Ok(Roastery::new(
+        store,
+        Arc::new(SystemClock),
+        Arc::new(RandomIds),
+    ))
+}
+
 /// A database URL without its password, for messages.
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -70,6 +88,10 @@ impl Application {
     /// Opens the store, prepares TLS and binds the listener; the server runs once awaited.
     pub fn build(config: &Config) -> anyhow::Result<Self> {
         let app = open_roastery_with(&config.database_url, &config.pool_options())?;
+        let app = match &config.database_read_url {
+            Some(read_url) => with_read_replica(app, read_url, &config.pool_options())?,
+            None => app,
+        };
         let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
         let tls = crate::tls::server_config(
             config.tls_cert.as_deref(),
