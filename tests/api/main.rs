@@ -4,6 +4,19 @@
 //! PostgreSQL runs when `ROASTERY_TEST_DATABASE_URL` names a server (any database on it; each test
 //! creates and drops its own). Without it the PostgreSQL variants say they are skipped.
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 mod helpers;
 
 mod core;

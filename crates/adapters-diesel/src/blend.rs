@@ -18,37 +18,7 @@ use crate::roast::{
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
-pub(crate) mod schema {
-    diesel::table! {
-        blended_lots (id) {
-            id -> Text,
-            lot_number -> BigInt,
-            name -> Text,
-            weight_micros -> BigInt,
-            weight_unit -> Text,
-            consumed_at -> Nullable<Timestamp>,
-            location_id -> Text,
-            blended_date -> Timestamp,
-            projects -> Text,
-            created_at -> Timestamp,
-            last_modified_at -> Timestamp,
-        }
-    }
-
-    diesel::table! {
-        blend_sources (blended_lot_id, position) {
-            blended_lot_id -> Text,
-            position -> Integer,
-            roasted_lot_id -> Text,
-            name -> Text,
-            external_id -> Nullable<Text>,
-            used_micros -> BigInt,
-            used_unit -> Text,
-        }
-    }
-}
-
-use schema::*;
+use crate::schema::*;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = blended_lots)]

@@ -15,64 +15,7 @@ use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
-pub(crate) mod schema {
-    diesel::table! {
-        settings (name) {
-            name -> Text,
-            value -> Text,
-        }
-    }
-
-    diesel::table! {
-        sequences (name) {
-            name -> Text,
-            last_value -> BigInt,
-        }
-    }
-
-    diesel::table! {
-        accounts (client_id) {
-            client_id -> Text,
-            name -> Text,
-            scopes -> Text,
-            secret_hash -> Text,
-            created_at -> Timestamp,
-            revoked_at -> Nullable<Timestamp>,
-        }
-    }
-
-    diesel::table! {
-        access_tokens (token_hash) {
-            token_hash -> Text,
-            client_id -> Text,
-            scopes -> Text,
-            expires_at -> Timestamp,
-        }
-    }
-
-    diesel::table! {
-        locations (id) {
-            id -> Text,
-            name -> Text,
-            external_id -> Nullable<Text>,
-            created_at -> Timestamp,
-        }
-    }
-
-    diesel::table! {
-        projects (id) {
-            id -> Text,
-            name -> Text,
-            description -> Nullable<Text>,
-            created_at -> Timestamp,
-        }
-    }
-
-    diesel::joinable!(access_tokens -> accounts (client_id));
-    diesel::allow_tables_to_appear_in_same_query!(accounts, access_tokens);
-}
-
-use schema::*;
+use crate::schema::*;
 
 /// Parses a stored uuid.
 pub(crate) fn uuid(what: &str, text: &str) -> Result<Uuid, StoreError> {

@@ -19,62 +19,7 @@ use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
-pub(crate) mod schema {
-    diesel::table! {
-        cuppings (id) {
-            id -> Text,
-            cupping_number -> BigInt,
-            start_date -> Timestamp,
-            state -> Text,
-            cupping_sheet -> Text,
-        }
-    }
-
-    diesel::table! {
-        cupped_coffees (id) {
-            id -> Text,
-            cupping_id -> Text,
-            position -> Integer,
-            coffee_number -> BigInt,
-            lot_id -> Text,
-            lot_type -> Text,
-        }
-    }
-
-    diesel::table! {
-        cupping_results (id) {
-            id -> Text,
-            cupped_coffee_id -> Text,
-            final_score -> BigInt,
-            scoring_state -> Text,
-            evaluator -> Nullable<Text>,
-            note -> Nullable<Text>,
-            sensorial_attributes -> Text,
-            recorded_at -> Timestamp,
-        }
-    }
-
-    // Only the ids of the lot tables: enough to check that a referenced lot exists.
-    diesel::table! {
-        green_lots (id) {
-            id -> Text,
-        }
-    }
-
-    diesel::table! {
-        roasted_lots (id) {
-            id -> Text,
-        }
-    }
-
-    diesel::table! {
-        blended_lots (id) {
-            id -> Text,
-        }
-    }
-}
-
-use schema::*;
+use crate::schema::*;
 
 /// Most values bound in one `IN (...)` list, well below the limits of both databases.
 const IN_CHUNK: usize = 500;

@@ -23,30 +23,7 @@ use crate::lock::Locked;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
-pub(crate) mod schema {
-    diesel::table! {
-        green_lots (id) {
-            id -> Text,
-            origin_id -> Text,
-            lot_number -> BigInt,
-            name -> Text,
-            ico_number -> Nullable<Text>,
-            external_id -> Nullable<Text>,
-            weight_micros -> BigInt,
-            weight_unit -> Text,
-            consumed_at -> Nullable<Timestamp>,
-            price_micros -> Nullable<BigInt>,
-            price_currency -> Nullable<Text>,
-            location_id -> Nullable<Text>,
-            projects -> Text,
-            details -> Text,
-            registration_date -> Timestamp,
-            last_modified_date -> Timestamp,
-        }
-    }
-}
-
-use schema::green_lots;
+use crate::schema::green_lots;
 
 /// The unique index that keeps one active lot per origin and location.
 const ONE_ACTIVE_PER_LOCATION: &str = "green_lots_one_active_per_location";
@@ -282,8 +259,7 @@ impl GreenLotRepo for DieselTx {
         }
         Ok(ids
             .iter()
-            .filter_map(|id| found.iter().position(|l| l.id == *id))
-            .map(|i| found[i].clone())
+            .filter_map(|id| found.iter().find(|l| l.id == *id).cloned())
             .collect())
     }
 

@@ -49,6 +49,7 @@ mod physical;
 mod product;
 mod rate_limit;
 mod roast;
+mod schema;
 mod store;
 mod time;
 

@@ -25,34 +25,7 @@ use crate::product::{CHUNK, Db};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
-pub(crate) mod schema {
-    diesel::table! {
-        orders (id) {
-            id -> Text,
-            external_id -> Text,
-            order_date -> Timestamp,
-            customer -> Nullable<Text>,
-            customer_type -> Nullable<Text>,
-            status -> Text,
-            created_at -> Timestamp,
-            updated_at -> Timestamp,
-        }
-    }
-
-    diesel::table! {
-        order_items (order_id, position) {
-            order_id -> Text,
-            position -> Integer,
-            sku -> Text,
-            quantity -> Integer,
-        }
-    }
-
-    diesel::joinable!(order_items -> orders (order_id));
-    diesel::allow_tables_to_appear_in_same_query!(orders, order_items);
-}
-
-use schema::*;
+use crate::schema::*;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = orders)]

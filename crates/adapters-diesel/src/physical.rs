@@ -14,26 +14,7 @@ use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
-pub(crate) mod schema {
-    diesel::table! {
-        physical_analyses (id) {
-            id -> Text,
-            analysis_number -> BigInt,
-            analysis_date -> Timestamp,
-            lot_id -> Text,
-            lot_type -> Text,
-            moisture -> Nullable<BigInt>,
-            water_activity -> Nullable<BigInt>,
-            density -> Nullable<BigInt>,
-            screen_sizes -> Text,
-            defects -> Text,
-            note -> Nullable<Text>,
-            evaluator -> Nullable<Text>,
-        }
-    }
-}
-
-use schema::*;
+use crate::schema::*;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = physical_analyses)]

@@ -27,31 +27,7 @@ pub(crate) type Db = <AnyConnection as diesel::Connection>::Backend;
 /// Most rows (or keys) per statement: far below the bind-parameter limits of both backends.
 pub(crate) const CHUNK: usize = 500;
 
-pub(crate) mod schema {
-    diesel::table! {
-        products (id) {
-            id -> Text,
-            external_id -> Text,
-            name -> Text,
-            created_at -> Timestamp,
-            updated_at -> Timestamp,
-        }
-    }
-
-    diesel::table! {
-        product_variants (sku) {
-            sku -> Text,
-            product_id -> Text,
-            position -> Integer,
-            package_size_ug -> BigInt,
-        }
-    }
-
-    diesel::joinable!(product_variants -> products (product_id));
-    diesel::allow_tables_to_appear_in_same_query!(products, product_variants);
-}
-
-use schema::*;
+use crate::schema::*;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = products)]

@@ -1,6 +1,19 @@
 //! The mrp use cases against the Diesel store, on SQLite (always) and on PostgreSQL (when
 //! `ROASTERY_TEST_DATABASE_URL` is set; each run gets its own database, dropped at the end).
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 mod support;
 
 use std::sync::Arc;

@@ -1,5 +1,18 @@
 //! Roasted lots, details, curves, profiles and blends stored and loaded on SQLite and PostgreSQL.
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Instant;

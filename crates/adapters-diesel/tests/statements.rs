@@ -4,6 +4,19 @@
 //! Statements are counted by Diesel's instrumentation, installed as the default for every
 //! connection this test binary opens (one test per binary, so nothing else is counted).
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 mod support;
 
 use std::sync::Arc;

@@ -33,6 +33,10 @@ impl CursorCodec {
         Self { key }
     }
 
+    #[allow(
+        clippy::expect_used,
+        reason = "HMAC accepts keys of any length, so keying cannot fail"
+    )]
     fn mac(&self, operation: &str, payload: &str) -> HmacSha256 {
         let mut mac =
             HmacSha256::new_from_slice(&self.key).expect("HMAC accepts keys of any length");

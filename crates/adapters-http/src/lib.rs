@@ -62,7 +62,7 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                             %method,
                             %path,
                             status = res.status().as_u16(),
-                            micros = started.elapsed().as_micros() as u64,
+                            micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
                             "request"
                         );
                     }

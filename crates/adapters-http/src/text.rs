@@ -24,9 +24,9 @@ pub fn refused_in(text: &str) -> Option<char> {
 /// escaped (`\u0000`) or raw (DEL), C1 controls escaped or raw as UTF-8 `C2 80`–`C2 9F`.
 /// Most bodies have none of these bytes and skip the full scan.
 fn may_hold_controls(body: &[u8]) -> bool {
-    body.windows(2)
-        .any(|w| w[0] == b'\\' || (w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1])))
+    body.contains(&b'\\')
         || body.contains(&0x7F)
+        || body.windows(2).any(|w| matches!(w, [0xC2, 0x80..=0x9F]))
 }
 
 /// The path (as `data.items[2].name`) of the first string of `body` that holds a refused

@@ -88,35 +88,56 @@ impl BrokenRule for GreenLotError {
     }
 }
 
-/// Where an import puts the lot: nowhere, a location by id, or a location by its external id.
+/// An import parsed from the request (step one of every write): every shape rule (400) is
+/// checked; nothing is looked up yet and no weight or price is judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LocationChoice {
-    Unplaced,
-    Id(Uuid),
-    ExternalId(String),
+pub struct GreenLotDraft {
+    pub name: String,
+    pub external_id: String,
+    pub ico_number: Option<String>,
+    pub details: GreenLotDetails,
 }
 
-impl LocationChoice {
-    /// `locationId` and `location.externalId` as the request gave them; both at once conflict.
-    ///
-    /// The caller resolves an external id to a location (or reports it missing) afterwards. When
-    /// both are given and the id does not exist, `resource_not_found` ranks first (api-decisions
-    /// §2), so a caller that looks the id up first keeps that order.
-    pub fn from_request(
-        location_id: Option<Uuid>,
-        location_external_id: Option<&str>,
+impl GreenLotDraft {
+    /// Missing, blank or too long texts and malformed details.
+    pub fn parse(
+        name: Option<&str>,
+        external_id: Option<&str>,
+        ico_number: Option<&str>,
+        details: GreenLotDetails,
     ) -> Result<Self, GreenLotError> {
-        match (location_id, location_external_id) {
-            (Some(_), Some(_)) => Err(GreenLotError::LocationGivenTwice),
-            (Some(id), None) => Ok(Self::Id(id)),
-            (None, Some(external_id)) => Ok(Self::ExternalId(text::required(
-                "location.externalId",
-                external_id,
-                text::EXTERNAL_ID_MAX,
-            )?)),
-            (None, None) => Ok(Self::Unplaced),
-        }
+        let name = name.ok_or(GreenLotError::Missing { field: "name" })?;
+        let external_id = external_id.ok_or(GreenLotError::Missing {
+            field: "externalId",
+        })?;
+        Ok(Self {
+            name: text::required("name", name, text::NAME_MAX)?,
+            external_id: text::required("externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            ico_number: text::optional("icoNumber", ico_number, text::NAME_MAX)?,
+            details: details.validate()?,
+        })
     }
+}
+
+/// What an import refers to, as the store found it (step two): every reference exists, since
+/// a missing one is reported while loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportReferences {
+    /// The location, found by `locationId` or by `location.externalId`.
+    pub location_id: Option<Uuid>,
+    /// Both forms were given (each naming an existing location).
+    pub location_given_twice: bool,
+    pub projects: Vec<ProjectRef>,
+    /// A lot with the draft's external id exists already.
+    pub external_id_taken: bool,
+}
+
+/// A weight or price as the request gave it: judged only when the import is decided, after the
+/// conflicts (api-decisions §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Requested<U> {
+    pub amount: rust_decimal::Decimal,
+    pub unit: U,
 }
 
 /// An import as the request gave it, already decoded into domain values. `name` and
@@ -199,32 +220,81 @@ impl GreenLot {
         lot_number: i64,
         now: DateTime<Utc>,
     ) -> Result<Self, GreenLotError> {
-        let name = input.name.ok_or(GreenLotError::Missing { field: "name" })?;
-        let external_id = input.external_id.ok_or(GreenLotError::Missing {
-            field: "externalId",
-        })?;
-        let name = text::required("name", &name, text::NAME_MAX)?;
-        let external_id = text::required("externalId", &external_id, text::EXTERNAL_ID_MAX)?;
-        let ico_number = text::optional("icoNumber", input.ico_number.as_deref(), text::NAME_MAX)?;
-        let details = input.details.validate()?;
+        let draft = GreenLotDraft::parse(
+            input.name.as_deref(),
+            input.external_id.as_deref(),
+            input.ico_number.as_deref(),
+            input.details,
+        )?;
         if input.weight.is_zero() {
             return Err(GreenLotError::ZeroImportWeight(input.weight));
         }
-        Ok(Self {
+        let references = ImportReferences {
+            location_id: input.location_id,
+            location_given_twice: false,
+            projects: input.projects,
+            external_id_taken: false,
+        };
+        Ok(Self::new_origin(
+            draft,
+            references,
+            input.weight,
+            input.price,
+            (id, lot_number),
+            now,
+        ))
+    }
+
+    /// Decides an import (step three) from its draft and what it refers to: conflicts first
+    /// (both location forms, a taken external id), then the weight (negative, too large, zero),
+    /// then the price. The lot is its own origin; `identity` is its id and lot number.
+    pub fn decide_import(
+        draft: GreenLotDraft,
+        references: ImportReferences,
+        weight: Requested<crate::weight::WeightUnit>,
+        price: Option<Requested<crate::price::Currency>>,
+        identity: (Uuid, i64),
+        now: DateTime<Utc>,
+    ) -> Result<Self, GreenLotError> {
+        if references.location_given_twice {
+            return Err(GreenLotError::LocationGivenTwice);
+        }
+        if references.external_id_taken {
+            return Err(GreenLotError::DuplicateExternalId(draft.external_id));
+        }
+        let weight = Weight::new(weight.amount, weight.unit)?;
+        if weight.is_zero() {
+            return Err(GreenLotError::ZeroImportWeight(weight));
+        }
+        let price = price.map(|p| Price::new(p.amount, p.unit)).transpose()?;
+        Ok(Self::new_origin(
+            draft, references, weight, price, identity, now,
+        ))
+    }
+
+    fn new_origin(
+        draft: GreenLotDraft,
+        references: ImportReferences,
+        weight: Weight,
+        price: Option<Price>,
+        (id, lot_number): (Uuid, i64),
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
             id,
             origin_id: id,
             lot_number,
-            name,
-            ico_number,
-            external_id: Some(external_id),
-            stock: Stock::new(input.weight, now),
-            price: input.price,
-            location_id: input.location_id,
-            projects: input.projects,
-            details,
+            name: draft.name,
+            ico_number: draft.ico_number,
+            external_id: Some(draft.external_id),
+            stock: Stock::new(weight, now),
+            price,
+            location_id: references.location_id,
+            projects: references.projects,
+            details: draft.details,
             registration_date: now,
             last_modified_date: now,
-        })
+        }
     }
 
     /// The lot number as clients see it: `PG-7`.
@@ -514,22 +584,85 @@ mod tests {
         assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 
+    fn decide(
+        references: ImportReferences,
+        weight: &str,
+        price: &str,
+    ) -> Result<GreenLot, GreenLotError> {
+        let draft = GreenLotDraft::parse(
+            Some("Guji"),
+            Some("erp-42"),
+            None,
+            GreenLotDetails::default(),
+        )
+        .unwrap();
+        let requested = |amount: &str| Decimal::from_str(amount).unwrap();
+        GreenLot::decide_import(
+            draft,
+            references,
+            Requested {
+                amount: requested(weight),
+                unit: WeightUnit::Kg,
+            },
+            Some(Requested {
+                amount: requested(price),
+                unit: Currency::parse("EUR").unwrap(),
+            }),
+            (id(1), 1),
+            at(0),
+        )
+    }
+
     #[test]
-    fn location_id_and_location_together_conflict() {
-        let err = LocationChoice::from_request(Some(HAMBURG), Some("wh-1")).unwrap_err();
-        assert_eq!(err, GreenLotError::LocationGivenTwice);
-        assert_eq!(err.violation(), Violation::Conflict);
+    fn an_import_is_decided_conflicts_first_then_weight_then_price() {
+        let found = |twice: bool, taken: bool| ImportReferences {
+            location_id: Some(HAMBURG),
+            location_given_twice: twice,
+            projects: vec![],
+            external_id_taken: taken,
+        };
         assert_eq!(
-            LocationChoice::from_request(Some(HAMBURG), None),
-            Ok(LocationChoice::Id(HAMBURG))
+            decide(found(true, true), "-1", "-1").unwrap_err(),
+            GreenLotError::LocationGivenTwice
         );
         assert_eq!(
-            LocationChoice::from_request(None, Some(" wh-1 ")),
-            Ok(LocationChoice::ExternalId("wh-1".into()))
+            decide(found(false, true), "-1", "-1").unwrap_err(),
+            GreenLotError::DuplicateExternalId("erp-42".into())
+        );
+        assert!(matches!(
+            decide(found(false, false), "-1", "-1").unwrap_err(),
+            GreenLotError::Weight(WeightError::Negative(_))
+        ));
+        assert!(matches!(
+            decide(found(false, false), "0", "-1").unwrap_err(),
+            GreenLotError::ZeroImportWeight(_)
+        ));
+        assert!(matches!(
+            decide(found(false, false), "1", "-1").unwrap_err(),
+            GreenLotError::Price(_)
+        ));
+        let lot = decide(found(false, false), "60.5", "5.2").unwrap();
+        assert_eq!((lot.weight(), lot.location_id), (kg("60.5"), Some(HAMBURG)));
+    }
+
+    #[test]
+    fn a_draft_holds_every_shape_rule() {
+        let details = GreenLotDetails::default;
+        assert_eq!(
+            GreenLotDraft::parse(None, Some("x"), None, details()).unwrap_err(),
+            GreenLotError::Missing { field: "name" }
         );
         assert_eq!(
-            LocationChoice::from_request(None, None),
-            Ok(LocationChoice::Unplaced)
+            GreenLotDraft::parse(Some("n"), None, None, details()).unwrap_err(),
+            GreenLotError::Missing {
+                field: "externalId"
+            }
+        );
+        assert_eq!(
+            GreenLotDraft::parse(Some(" "), Some("x"), None, details())
+                .unwrap_err()
+                .violation(),
+            Violation::InvalidParameter
         );
     }
 

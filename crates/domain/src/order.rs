@@ -372,7 +372,7 @@ pub fn plan_orders<'a>(
                 change: Change::Created,
             },
         };
-        if let Some(first_index) = repeats[index] {
+        if let Some(first_index) = repeats.get(index).copied().flatten() {
             return Err(OrderError::DuplicateExternalId {
                 external_id: input.external_id.clone(),
                 first_index,

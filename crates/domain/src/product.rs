@@ -171,7 +171,8 @@ impl PackageSize {
             if fraction.ends_with('0') {
                 return Err(bad("the decimals must not end in zero"));
             }
-            let scale = 10_i64.pow((PACKAGE_DECIMALS_MAX - fraction.len()) as u32);
+            let scale =
+                10_i64.pow(u32::try_from(PACKAGE_DECIMALS_MAX - fraction.len()).unwrap_or(0));
             micrograms += parse_digits(fraction) * scale;
         }
         if micrograms == 0 {
@@ -189,7 +190,7 @@ impl PackageSize {
         if grams <= Decimal::ZERO {
             return Err(bad("the grams must be above zero"));
         }
-        if grams.normalize().scale() > PACKAGE_DECIMALS_MAX as u32 {
+        if usize::try_from(grams.normalize().scale()).map_or(true, |s| s > PACKAGE_DECIMALS_MAX) {
             return Err(bad("the grams may have at most 6 decimals"));
         }
         match decimal::to_micros(grams) {
@@ -414,7 +415,10 @@ pub fn plan_products<'a>(
             },
         };
         for variant in &input.variants {
-            let (first_index, owner) = claims[&variant.sku];
+            // Every sku of the batch was claimed above.
+            let Some(&(first_index, owner)) = claims.get(&variant.sku) else {
+                continue;
+            };
             if owner != input.external_id() {
                 return Err(ProductError::SkuClaimedInBatch {
                     external_id: input.external_id.clone(),
@@ -424,7 +428,7 @@ pub fn plan_products<'a>(
                 });
             }
         }
-        if let Some(first_index) = repeats[index] {
+        if let Some(first_index) = repeats.get(index).copied().flatten() {
             return Err(ProductError::DuplicateExternalId {
                 external_id: input.external_id.clone(),
                 first_index,

@@ -12,12 +12,13 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::green_lot::{
-    Destination, GreenLot, GreenLotError, GreenLotImport, LocationChoice, TransferredTo,
+    Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, Requested, TransferredTo,
 };
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::location::{Location, LocationError};
 use roastery_domain::page::{self, Page, PageRequest};
-use roastery_domain::price::{Currency, Price};
+use roastery_domain::price::Currency;
+use roastery_domain::text;
 use roastery_domain::weight::{Weight, WeightUnit};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -90,37 +91,42 @@ pub struct GreenLotTransfer {
 }
 
 impl<S: Store> Roastery<S> {
+    /// Imports a green lot in the three steps of every write: parse the request (400), load
+    /// what it refers to (422 `resource_not_found`), decide in the domain (the other 422s in
+    /// their order).
     pub fn import_green_lot(&self, cmd: ImportGreenLot) -> Result<GreenLotView, AppError> {
-        let id = self.ids.new_id();
-        let now = self.clock.now();
-        let input = GreenLotImport {
-            name: cmd.name.clone(),
-            external_id: cmd.external_id.clone(),
-            // Placeholder: the given weight is judged after the lookups below.
-            weight: Weight::from_micros(1, cmd.weight.unit)?,
-            ico_number: cmd.ico_number.clone(),
-            price: None,
-            location_id: None,
-            projects: Vec::new(),
-            details: cmd.details.clone(),
-        };
-        // Shape first (400): missing, blank or too long texts, malformed details, project names,
-        // a price beyond any real one.
-        let shaped = GreenLot::import(input.clone(), id, 0, now)?;
+        // 1. Parse: missing, blank or too long texts, malformed details, project names, the
+        //    location's external id, a price beyond any real one.
+        let draft = GreenLotDraft::parse(
+            cmd.name.as_deref(),
+            cmd.external_id.as_deref(),
+            cmd.ico_number.as_deref(),
+            cmd.details.clone(),
+        )?;
         roastery_domain::project::check_references(&cmd.projects)?;
+        let location_external_id = cmd
+            .location_external_id
+            .as_deref()
+            .map(|e| text::required("location.externalId", e, text::EXTERNAL_ID_MAX))
+            .transpose()
+            .map_err(GreenLotError::from)?;
         if let Some(price) = &cmd.price {
             roastery_domain::price::check_bound(price.amount)?;
         }
-        let external_id = shaped.external_id.clone().unwrap_or_default();
-        let choice =
-            LocationChoice::from_request(cmd.location_id, cmd.location_external_id.as_deref());
-        if let Err(e) = &choice
-            && *e != GreenLotError::LocationGivenTwice
-        {
-            return Err(e.clone().into());
-        }
+        let weight = Requested {
+            amount: cmd.weight.amount,
+            unit: cmd.weight.unit,
+        };
+        let price = cmd.price.map(|p| Requested {
+            amount: p.amount,
+            unit: p.currency,
+        });
+        let external_id = draft.external_id.clone();
+        let id = self.ids.new_id();
+        let now = self.clock.now();
         let result = self.store.write(|tx| {
-            // resource_not_found
+            // 2. Load: each form of the location is looked up, so not-found ranks before the
+            //    conflict of giving both.
             let by_id = cmd
                 .location_id
                 .map(|location_id| {
@@ -128,9 +134,7 @@ impl<S: Store> Roastery<S> {
                         .ok_or_else(|| AppError::from(LocationError::NotFound(location_id)))
                 })
                 .transpose()?;
-            // Looked up even when both location forms are given: not-found ranks before conflict.
-            let by_external_id = cmd
-                .location_external_id
+            let by_external_id = location_external_id
                 .as_ref()
                 .map(|external| {
                     tx.location_by_external_id(external)?.ok_or_else(|| {
@@ -138,29 +142,20 @@ impl<S: Store> Roastery<S> {
                     })
                 })
                 .transpose()?;
-            let projects = resolve_projects(tx, &cmd.projects)?;
-            // resource_conflict
-            choice.clone()?;
-            if tx.green_lot_by_external_id(&external_id)?.is_some() {
-                return Err(GreenLotError::DuplicateExternalId(external_id.clone()).into());
-            }
-            // invalid_weight, invalid_price
-            let weight = cmd.weight.weight()?;
-            let price = cmd
-                .price
-                .map(|p| Price::new(p.amount, p.currency))
-                .transpose()?;
+            let references = ImportReferences {
+                location_given_twice: by_id.is_some() && by_external_id.is_some(),
+                location_id: by_id.as_ref().or(by_external_id.as_ref()).map(|l| l.id),
+                projects: resolve_projects(tx, &cmd.projects)?,
+                external_id_taken: tx.green_lot_by_external_id(&external_id)?.is_some(),
+            };
             let location = by_id.or(by_external_id);
-            let lot = GreenLot::import(
-                GreenLotImport {
-                    weight,
-                    price,
-                    location_id: location.as_ref().map(|l| l.id),
-                    projects: projects.clone(),
-                    ..input.clone()
-                },
-                id,
-                tx.next_number("PG")?,
+            // 3. Decide.
+            let lot = GreenLot::decide_import(
+                draft.clone(),
+                references,
+                weight,
+                price,
+                (id, tx.next_number("PG")?),
                 now,
             )?;
             tx.insert_green_lot(&lot)?;

@@ -88,7 +88,7 @@ impl<S: Store> Roastery<S> {
                             .map_or(0, |s| s.variants.len());
                         updated.push(ProductUpdate {
                             product: p.record.clone(),
-                            added: p.record.variants[known..].to_vec(),
+                            added: p.record.variants.get(known..).unwrap_or_default().to_vec(),
                         });
                     }
                     Change::Unchanged => {}

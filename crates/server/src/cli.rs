@@ -1,5 +1,10 @@
 //! The command line: `serve`, `accounts create|list|revoke`, `seed demo`.
 
+#![allow(
+    clippy::print_stdout,
+    reason = "the command line answers on standard output"
+)]
+
 use std::path::PathBuf;
 
 use anyhow::Context;

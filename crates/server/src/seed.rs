@@ -1,5 +1,10 @@
 //! `roastery seed demo`: a realistic data set, written through the same use cases as the API.
 
+#![allow(
+    clippy::print_stdout,
+    reason = "the command line answers on standard output"
+)]
+
 use chrono::{TimeDelta, Utc};
 use std::str::FromStr;
 
@@ -142,9 +147,12 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
         (1, &["IN_PROGRESS"][..]),
         (3, &["CANCELLED"][..]),
     ] {
+        let order = orders
+            .get(index)
+            .ok_or_else(|| anyhow::anyhow!("the demo set has no order {index}"))?;
         for status in statuses {
             app.set_order_status(SetOrderStatus {
-                order_id: orders[index].id,
+                order_id: order.id,
                 status: (*status).into(),
             })?;
         }
@@ -299,9 +307,9 @@ fn quality<S: Store>(app: &Roastery<S>, green: &[GreenLot]) -> anyhow::Result<()
             })?;
         }
     }
-    for (i, lot) in lots.iter().enumerate() {
+    for (i, lot) in (0_i64..).zip(lots.iter()) {
         app.record_physical_analysis(NewPhysicalAnalysis {
-            analysis_date: at("2026-02-01T08:00:00Z")? + chrono::TimeDelta::days(i as i64),
+            analysis_date: at("2026-02-01T08:00:00Z")? + chrono::TimeDelta::days(i),
             analysed_lot: *lot,
             moisture: Some(d("10.8")?),
             water_activity: Some(d("0.56")?),

@@ -7,6 +7,19 @@
 //! - `graceful_shutdown_*`: SIGTERM while requests are half sent; they complete with 200, the
 //!   process exits with success, and their writes are there after a restart.
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
