@@ -8,6 +8,19 @@
 //! `ROASTERY_LOCK_TIMEOUT`, answers 503 with `Retry-After` and changes nothing. The same workload
 //! runs on one SQLite file shared by both processes, each with its own pool of connections.
 
+// Test code: a failed setup step or assertion should panic with its message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    clippy::print_stdout,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
 use std::collections::{HashMap, HashSet};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
