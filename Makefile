@@ -2,13 +2,22 @@
 
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run test test-pg lint fmt smoke deny release
+.PHONY: run demo test test-pg lint fmt smoke deny release bench bench-quick
 
 ## Build and serve on https://127.0.0.1:8443 with an embedded SQLite database (roastery.db),
 ## printing a fresh demo account's client id and secret first.
 run: release
 	./target/release/roastery accounts create --name demo
 	./target/release/roastery serve
+
+## The same with the demo data set loaded (roastery seed demo) into a fresh SQLite database,
+## demo.db, so the first listing is not empty: prints a new account, then serves.
+DEMO_DB ?= demo.db
+demo: release
+	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	ROASTERY_DATABASE_URL=sqlite://$(DEMO_DB) ./target/release/roastery seed demo
+	ROASTERY_DATABASE_URL=sqlite://$(DEMO_DB) ./target/release/roastery accounts create --name demo
+	ROASTERY_DATABASE_URL=sqlite://$(DEMO_DB) ./target/release/roastery serve
 
 release:
 	cargo build --release --locked -p roastery-server
@@ -42,3 +51,14 @@ smoke: release
 ## Licences, bans and sources (needs `cargo install cargo-deny`).
 deny:
 	cargo deny check licenses bans sources
+
+## Load benchmark: seeds 100,000 green lots on SQLite and on PostgreSQL (a throw-away database),
+## drives each scenario with wrk beside the bare actix-web + rustls server, and rewrites the table
+## in docs/performance.md. Needs wrk (apt-get install -y wrk). `make bench-quick`: 5,000 lots, 3 s.
+bench:
+	cargo build --release --locked -p roastery-server -p roastery-bench-bare
+	python3 benches/bench.py
+
+bench-quick:
+	cargo build --release --locked -p roastery-server -p roastery-bench-bare
+	python3 benches/bench.py --quick --no-write

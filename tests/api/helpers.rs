@@ -27,7 +27,7 @@ pub use oauth2::reqwest::StatusCode;
 pub use serde_json::json;
 
 /// Every scope, space-separated.
-pub const ALL_SCOPES: &str = "inventory.green inventory.roast inventory.blend quality.cupping \
+pub const ALL_SCOPES: &str = "inventory.green inventory.roast inventory.blend inventory.trace quality.cupping \
     quality.physical mrp.product mrp.order core.location core.project";
 
 pub const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";

@@ -19,12 +19,15 @@
 
 mod helpers;
 
+mod artisan;
 mod core;
 mod green;
 mod hardening;
 mod limits;
 mod mrp;
+mod operate;
 mod precedence;
 mod quality;
 mod roast;
 mod slow_clients;
+mod trace;

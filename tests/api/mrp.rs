@@ -203,7 +203,8 @@ both_databases! {
         assert_eq!(orders, [json!({"id": id, "externalId": "o-1",
             "orderDate": "2026-03-01T08:00:00Z", "customer": null, "customerType": "RETAIL",
             "status": "OPEN", "orderItems": [{"sku": "GUJI-1000", "quantity": 1},
-                                             {"sku": "HUILA-250", "quantity": 4}]})]);
+                                             {"sku": "HUILA-250", "quantity": 4}],
+            "shippedDate": null, "shipments": []})]);
         // Idempotent.
         let (status, _) = set_orders(&app, &token, vec![update]).await;
         assert_eq!(status, 200);

@@ -128,6 +128,18 @@ impl BlendRepo for DieselTx {
         Ok(self.blended_lots_with_sources(rows)?.pop())
     }
 
+    fn update_blended_lot_stock(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        diesel::update(blended_lots::table.find(lot.id.to_string()))
+            .set((
+                blended_lots::weight_micros.eq(lot.stock.weight().micros()),
+                blended_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
+                blended_lots::last_modified_at.eq(to_db(lot.last_modified_at)),
+            ))
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
     fn list_blended_lots(
         &mut self,
         from: Option<DateTime<Utc>>,

@@ -52,6 +52,7 @@ mod roast;
 mod schema;
 mod store;
 mod time;
+mod trace;
 
 pub use connection::{AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name};
 pub use rate_limit::PgRateLimit;

@@ -13,9 +13,11 @@ use std::collections::HashMap;
 use diesel::dsl::case_when;
 use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text, Timestamp};
-use roastery_domain::order::{CustomerType, Order, OrderItem, OrderStatus};
+use roastery_domain::cupping::LotRef;
+use roastery_domain::order::{CustomerType, Order, OrderItem, OrderStatus, Shipment};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
+use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
@@ -31,7 +33,7 @@ use crate::schema::*;
 #[diesel(table_name = orders)]
 // None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
 #[diesel(treat_none_as_default_value = false)]
-struct OrderRow {
+pub(crate) struct OrderRow {
     id: String,
     external_id: String,
     order_date: chrono::NaiveDateTime,
@@ -40,6 +42,35 @@ struct OrderRow {
     status: String,
     created_at: chrono::NaiveDateTime,
     updated_at: chrono::NaiveDateTime,
+    shipped_date: Option<chrono::NaiveDateTime>,
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = shipments)]
+struct ShipmentRow {
+    order_id: String,
+    position: i32,
+    sku: String,
+    lot_id: String,
+    lot_type: String,
+    lot_number: i64,
+    quantity: i32,
+    weight_micros: i64,
+    weight_unit: String,
+    shipped_date: chrono::NaiveDateTime,
+}
+
+fn shipment(row: ShipmentRow) -> StoreResult<Shipment> {
+    let lot = LotRef::parse(uuid("shipment", &row.lot_id)?, &row.lot_type)
+        .map_err(|e| corrupt("shipment", e))?;
+    let unit = WeightUnit::parse(&row.weight_unit).map_err(|e| corrupt("shipment", e))?;
+    Ok(Shipment {
+        sku: Sku::parse(&row.sku).map_err(|e| corrupt("shipment", e))?,
+        lot,
+        lot_number: row.lot_number,
+        quantity: row.quantity,
+        weight: Weight::from_micros(row.weight_micros, unit).map_err(|e| corrupt("shipment", e))?,
+    })
 }
 
 #[derive(Queryable, Insertable)]
@@ -75,10 +106,22 @@ fn item_rows(orders: &[Order]) -> StoreResult<Vec<ItemRow>> {
 
 impl DieselTx {
     /// Orders of these rows with their items, in the order of the rows.
-    fn with_items(&mut self, rows: Vec<OrderRow>) -> StoreResult<Vec<Order>> {
+    pub(crate) fn with_items(&mut self, rows: Vec<OrderRow>) -> StoreResult<Vec<Order>> {
         let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
         let mut items: HashMap<String, Vec<OrderItem>> = HashMap::new();
+        let mut shipped: HashMap<String, Vec<Shipment>> = HashMap::new();
         for chunk in ids.chunks(CHUNK) {
+            let found: Vec<ShipmentRow> = shipments::table
+                .filter(shipments::order_id.eq_any(chunk))
+                .order((shipments::order_id, shipments::position))
+                .load(self.conn())
+                .store()?;
+            for row in found {
+                shipped
+                    .entry(row.order_id.clone())
+                    .or_default()
+                    .push(shipment(row)?);
+            }
             let found: Vec<ItemRow> = order_items::table
                 .filter(order_items::order_id.eq_any(chunk))
                 .order((order_items::order_id, order_items::position))
@@ -96,6 +139,8 @@ impl DieselTx {
                 Ok(Order {
                     id: uuid("order", &row.id)?,
                     items: items.remove(&row.id).unwrap_or_default(),
+                    shipments: shipped.remove(&row.id).unwrap_or_default(),
+                    shipped_date: row.shipped_date.map(from_db),
                     external_id: row.external_id,
                     order_date: from_db(row.order_date),
                     customer: row.customer,
@@ -153,6 +198,7 @@ impl OrderRepo for DieselTx {
                 status: o.status.as_str().to_owned(),
                 created_at: to_db(o.created_at),
                 updated_at: to_db(o.updated_at),
+                shipped_date: o.shipped_date.map(to_db),
             })
             .collect();
         for chunk in rows.chunks(CHUNK) {
@@ -230,6 +276,45 @@ impl OrderRepo for DieselTx {
             .optional()
             .store()?;
         Ok(self.with_items(row.into_iter().collect())?.pop())
+    }
+
+    fn record_shipments(&mut self, order: &Order) -> StoreResult<()> {
+        let id = order.id.to_string();
+        diesel::update(orders::table.find(&id))
+            .set((
+                orders::status.eq(order.status.as_str()),
+                orders::updated_at.eq(to_db(order.updated_at)),
+                orders::shipped_date.eq(order.shipped_date.map(to_db)),
+            ))
+            .execute(self.conn())
+            .store()?;
+        let shipped_date = to_db(order.shipped_date.unwrap_or(order.updated_at));
+        let rows = order
+            .shipments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                Ok(ShipmentRow {
+                    order_id: id.clone(),
+                    position: i32::try_from(i).map_err(|e| corrupt("shipment", e))?,
+                    sku: s.sku.to_string(),
+                    lot_id: s.lot.id.to_string(),
+                    lot_type: s.lot.kind.reference_type().to_owned(),
+                    lot_number: s.lot_number,
+                    quantity: s.quantity,
+                    weight_micros: s.weight.micros(),
+                    weight_unit: s.weight.unit().as_str().to_owned(),
+                    shipped_date,
+                })
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
+        for chunk in rows.chunks(CHUNK) {
+            on_backend!(self.conn(), |c| diesel::insert_into(shipments::table)
+                .values(chunk)
+                .execute(c))
+            .store()?;
+        }
+        Ok(())
     }
 
     fn list_orders(

@@ -112,6 +112,7 @@ struct RoastedLotRow {
     projects: String,
     created_at: NaiveDateTime,
     last_modified_at: NaiveDateTime,
+    external_id: Option<String>,
 }
 
 /// A stored source row: owning lot id, position, source lot id, name, external id, used weight.
@@ -153,6 +154,7 @@ impl RoastedLotRow {
             projects: projects_to_db(&l.projects)?,
             created_at: to_db(l.created_at),
             last_modified_at: to_db(l.last_modified_at),
+            external_id: l.external_id.clone(),
         })
     }
 
@@ -163,6 +165,7 @@ impl RoastedLotRow {
             id: uuid(WHAT, &self.id)?,
             lot_number: self.lot_number,
             name: self.name,
+            external_id: self.external_id,
             stock: Stock::restore(weight, self.consumed_at.map(from_db)),
             roasted_weight: weight_from_db(WHAT, self.roasted_micros, &self.weight_unit)?,
             sources,
@@ -455,6 +458,14 @@ impl RoastRepo for DieselTx {
         self.lock_one(crate::lock::Locked::RoastedLots, &id.to_string())?;
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .filter(roasted_lots::id.eq(id.to_string()))
+            .load(self.conn())
+            .store()?;
+        Ok(self.roasted_lots_with_sources(rows)?.pop())
+    }
+
+    fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {
+        let rows: Vec<RoastedLotRow> = roasted_lots::table
+            .filter(roasted_lots::external_id.eq(external_id))
             .load(self.conn())
             .store()?;
         Ok(self.roasted_lots_with_sources(rows)?.pop())

@@ -102,6 +102,7 @@ diesel::table! {
         projects -> Text,
         created_at -> Timestamp,
         last_modified_at -> Timestamp,
+        external_id -> Nullable<Text>,
     }
 }
 
@@ -240,6 +241,38 @@ diesel::table! {
 }
 
 diesel::table! {
+    shipments (order_id, position) {
+        order_id -> Text,
+        position -> Integer,
+        sku -> Text,
+        lot_id -> Text,
+        lot_type -> Text,
+        lot_number -> BigInt,
+        quantity -> Integer,
+        weight_micros -> BigInt,
+        weight_unit -> Text,
+        shipped_date -> Timestamp,
+    }
+}
+
+diesel::table! {
+    ledger_entries (id) {
+        id -> Text,
+        lot_id -> Text,
+        lot_type -> Text,
+        kind -> Text,
+        delta_micros -> BigInt,
+        weight_after_micros -> BigInt,
+        unit -> Text,
+        reference_id -> Nullable<Text>,
+        reference_type -> Nullable<Text>,
+        operation -> Text,
+        client_id -> Text,
+        created_date -> Timestamp,
+    }
+}
+
+diesel::table! {
     product_variants (sku) {
         sku -> Text,
         product_id -> Text,
@@ -258,6 +291,7 @@ diesel::table! {
         status -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        shipped_date -> Nullable<Timestamp>,
     }
 }
 
@@ -285,6 +319,7 @@ diesel::joinable!(cupped_coffees -> cuppings (cupping_id));
 diesel::joinable!(cupping_results -> cupped_coffees (cupped_coffee_id));
 diesel::joinable!(product_variants -> products (product_id));
 diesel::joinable!(order_items -> orders (order_id));
+diesel::joinable!(shipments -> orders (order_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     settings,
@@ -309,6 +344,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     product_variants,
     orders,
     order_items,
+    shipments,
+    ledger_entries,
 );
 
 #[cfg(test)]

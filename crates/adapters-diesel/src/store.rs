@@ -206,6 +206,14 @@ impl Store for DieselStore {
             }
         }
     }
+
+    fn pool_state(&self) -> Option<roastery_ports::PoolState> {
+        let state = self.pool.state();
+        Some(roastery_ports::PoolState {
+            in_use: state.connections.saturating_sub(state.idle_connections),
+            idle: state.idle_connections,
+        })
+    }
 }
 
 /// A cheap pseudo-random number for retry jitter (no need for a cryptographic source).

@@ -67,9 +67,10 @@ fn roasted(
                     name: name.into(),
                     location_id,
                     roasted_date: at,
-                    weight: kg(weight),
+                    weight: kg(weight).into(),
                     profile_id: None,
                     projects: vec![],
+                    external_id: None,
                 },
                 vec![UsedSource {
                     lot: SourceInfo {
@@ -78,7 +79,7 @@ fn roasted(
                         external_id: Some("ERP-77".into()),
                     },
                     stock: &mut Stock::new(kg("100"), at),
-                    used: kg("20"),
+                    used: kg("20").into(),
                 }],
                 id,
                 number,

@@ -4,15 +4,21 @@
 //! No SQL and no business rule lives here: handlers decode a request, call one use case of
 //! `roastery_ports::Roastery` and encode its answer.
 
+pub mod artisan;
 mod auth;
+#[doc(hidden)]
+pub mod bench_support;
 mod body;
 pub mod cursor;
 mod decode;
+pub mod docs_page;
 pub mod error;
 pub mod fuzzing;
+pub mod metrics;
 pub mod openapi;
 mod ops;
 pub mod rate_limit;
+pub mod request_id;
 mod rpc;
 pub mod server;
 mod state;
@@ -28,6 +34,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::FutureExt;
 use roastery_ports::Store;
+use tracing::Instrument;
 
 pub use cursor::CursorCodec;
 pub use error::ApiError;
@@ -42,52 +49,70 @@ pub fn operation_names() -> Vec<&'static str> {
 
 /// Registers every route of the service.
 pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppState<S>>) {
-    cfg.app_data(state).service(
-        web::scope("")
-            .wrap_fn(|req, srv| {
-                let started = Instant::now();
-                let method = req.method().clone();
-                let path = req.path().to_owned();
-                let connections = req
-                    .app_data::<web::Data<server::Connections>>()
-                    .map(|c| c.clone().into_inner());
-                let in_flight = connections
-                    .as_ref()
-                    .zip(req.peer_addr())
-                    .map(|(c, peer)| c.enter(peer));
-                srv.call(req).map(move |res| {
-                    drop(in_flight);
-                    if let Ok(res) = &res {
-                        tracing::info!(
-                            %method,
-                            %path,
-                            status = res.status().as_u16(),
-                            micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-                            "request"
-                        );
+    let metrics = state.metrics.clone();
+    let mut scope = web::scope("")
+        .wrap_fn(move |req, srv| {
+            let started = Instant::now();
+            let id = request_id::of(req.headers());
+            let operation = metrics::operation_label(req.path());
+            let span = request_id::span(&id, operation, req.method().as_str(), req.path());
+            let metrics = metrics.clone();
+            let connections = req
+                .app_data::<web::Data<server::Connections>>()
+                .map(|c| c.clone().into_inner());
+            let in_flight = connections
+                .as_ref()
+                .zip(req.peer_addr())
+                .map(|(c, peer)| c.enter(peer));
+            srv.call(req).instrument(span.clone()).map(move |res| {
+                drop(in_flight);
+                let elapsed = started.elapsed();
+                res.map(|mut res| {
+                    let status = res.status();
+                    if let Some(metrics) = &metrics {
+                        metrics.record(operation, status, elapsed);
                     }
-                    res.map(|mut res| {
-                        if connections.is_some_and(|c| c.shutting_down()) {
-                            res.response_mut()
-                                .head_mut()
-                                .set_connection_type(ConnectionType::Close);
-                        }
-                        res.headers_mut().insert(
-                            header::STRICT_TRANSPORT_SECURITY,
-                            HeaderValue::from_static("max-age=31536000"),
-                        );
-                        res
-                    })
+                    span.record("status", status.as_u16());
+                    span.record(
+                        "latency_us",
+                        u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+                    );
+                    span.in_scope(|| tracing::info!("request"));
+                    if connections.is_some_and(|c| c.shutting_down()) {
+                        res.response_mut()
+                            .head_mut()
+                            .set_connection_type(ConnectionType::Close);
+                    }
+                    let headers = res.headers_mut();
+                    headers.insert(
+                        header::STRICT_TRANSPORT_SECURITY,
+                        HeaderValue::from_static("max-age=31536000"),
+                    );
+                    headers.insert(request_id::HEADER, id);
+                    res
                 })
             })
-            .route("/healthz", web::get().to(health::<S>))
-            .route("/oauth2/token", web::route().to(token::token::<S>))
-            .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
-            // Any path under /rpc/v1/ (empty, or with further segments) names an operation or
-            // none: unknown ones answer 405 like any unknown operation.
-            .route("/rpc/v1/{operation:.*}", web::route().to(rpc::rpc::<S>))
-            .default_service(web::to(not_found)),
-    );
+        })
+        .route("/healthz", web::get().to(health::<S>))
+        .route("/oauth2/token", web::route().to(token::token::<S>))
+        .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
+        .route("/docs", web::get().to(docs_page::page));
+    if state.metrics.is_some() {
+        scope = scope.route("/metrics", web::get().to(metrics_page::<S>));
+    }
+    // Any path under /rpc/v1/ (empty, or with further segments) names an operation or none:
+    // unknown ones answer 405 like any unknown operation.
+    let scope = scope
+        .route("/rpc/v1/{operation:.*}", web::route().to(rpc::rpc::<S>))
+        .default_service(web::to(not_found));
+    cfg.app_data(state).service(scope);
+}
+
+async fn metrics_page<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
+    match &state.metrics {
+        Some(metrics) => metrics::response(metrics, state.app.store().pool_state()),
+        None => HttpResponse::NotFound().finish(),
+    }
 }
 
 async fn health<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {

@@ -308,9 +308,17 @@ async fn answer_plain_http(mut stream: TcpStream, head_timeout: Duration) {
         },
     })
     .unwrap_or_default();
+    // Every response carries a request id; this one never reached the request span.
+    let id = crate::request_id::of(&Default::default());
+    tracing::info!(
+        request_id = id.to_str().unwrap_or_default(),
+        status = 400,
+        "plain HTTP on the HTTPS port"
+    );
     let response = format!(
-        "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len(),
+        id.to_str().unwrap_or_default(),
     );
     let _ = stream.write_all(response.as_bytes()).await;
     let _ = stream.shutdown().await;

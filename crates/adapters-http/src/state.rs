@@ -23,6 +23,8 @@ pub struct AppState<S: Store> {
     pub(crate) rate_limits: Option<RateLimits>,
     /// How long a client may take to send a request body.
     pub(crate) body_timeout: std::time::Duration,
+    /// `None` when `/metrics` is off.
+    pub(crate) metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
 }
 
 impl<S: Store> AppState<S> {
@@ -36,7 +38,14 @@ impl<S: Store> AppState<S> {
                 .build(),
             rate_limits: None,
             body_timeout: crate::body::BODY_TIMEOUT,
+            metrics: Some(Default::default()),
         }
+    }
+
+    /// Serves `GET /metrics` and counts requests when `on` (the default).
+    pub fn with_metrics(mut self, on: bool) -> Self {
+        self.metrics = on.then(Default::default);
+        self
     }
 
     /// Reuses a token's verification for `ttl` (default [`AUTH_CACHE_TTL`]); a revocation takes
@@ -80,7 +89,9 @@ impl<S: Store> AppState<S> {
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
         let app = self.app.clone();
-        web::block(move || work(&app))
+        // The request's span follows the work, so the store's log lines carry the request id.
+        let span = tracing::Span::current();
+        web::block(move || span.in_scope(|| work(&app)))
             .await
             .map_err(ApiError::internal)?
             .map_err(ApiError::from)

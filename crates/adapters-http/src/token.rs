@@ -226,6 +226,7 @@ async fn issue<S: Store>(
         web::block(move || app.issue_token(&client_id, &client_secret, scope.as_deref())).await;
     match issued {
         Ok(Ok(issued)) => {
+            crate::request_id::record_client(&issued.grant.client_id);
             let expires_in = roastery_domain::account::TOKEN_LIFETIME.num_seconds();
             HttpResponse::Ok()
                 .insert_header(CacheControl(vec![CacheDirective::NoStore]))

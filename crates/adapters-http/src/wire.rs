@@ -87,7 +87,50 @@ impl<'de> Deserialize<'de> for Instant {
 
 impl Serialize for Instant {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0.format("%Y-%m-%dT%H:%M:%SZ"))
+        match utc_seconds(&self.0) {
+            Some(text) => serializer.serialize_str(text.as_str()),
+            // Years chrono writes with a sign (before 0 or after 9999).
+            None => serializer.collect_str(&self.0.format("%Y-%m-%dT%H:%M:%SZ")),
+        }
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` written digit by digit: what `format("%Y-%m-%dT%H:%M:%SZ")` writes
+/// for years 0 to 9999, without interpreting a format string for every instant of a page.
+fn utc_seconds(at: &DateTime<Utc>) -> Option<Rfc3339Seconds> {
+    use chrono::{Datelike, Timelike};
+    let year = u32::try_from(at.year()).ok().filter(|y| *y <= 9999)?;
+    let mut out = *b"0000-00-00T00:00:00Z";
+    let mut put = |at: usize, value: u32, width: usize| {
+        let mut value = value;
+        for digit in out.iter_mut().skip(at).take(width).rev() {
+            *digit = b"0123456789"
+                .get((value % 10) as usize)
+                .copied()
+                .unwrap_or(b'0');
+            value /= 10;
+        }
+    };
+    put(0, year, 4);
+    put(5, at.month(), 2);
+    put(8, at.day(), 2);
+    put(11, at.hour(), 2);
+    put(14, at.minute(), 2);
+    // A leap second (nanosecond >= 1e9) is written as second 60, as chrono's `%S` writes it.
+    put(
+        17,
+        at.second() + u32::from(at.nanosecond() >= 1_000_000_000),
+        2,
+    );
+    Some(Rfc3339Seconds(out))
+}
+
+struct Rfc3339Seconds([u8; 20]);
+
+impl Rfc3339Seconds {
+    fn as_str(&self) -> &str {
+        // Only ASCII digits and separators are ever written.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
 
@@ -298,6 +341,48 @@ mod tests {
         assert_eq!(p.parse("price").unwrap_err().code, "unsupported_currency");
         let p: PriceDto = serde_json::from_str(r#"{"amount": -1, "currency": "EUR"}"#).unwrap();
         assert_eq!(p.parse("price").unwrap_err().code, "invalid_price");
+    }
+
+    #[test]
+    fn instants_print_exactly_what_the_strftime_format_prints() {
+        let samples = [
+            "0000-01-01T00:00:00Z",
+            "0001-02-03T04:05:06.999999Z",
+            "0999-12-31T23:59:59Z",
+            "1970-01-01T00:00:00Z",
+            "2026-11-23T09:05:07.123456Z",
+            "2028-02-29T12:00:00Z",
+            "9999-12-31T23:59:59.999999Z",
+        ];
+        for text in samples {
+            let at = DateTime::parse_from_rfc3339(text).unwrap().to_utc();
+            assert_eq!(
+                serde_json::to_string(&Instant(at)).unwrap(),
+                format!("\"{}\"", at.format("%Y-%m-%dT%H:%M:%SZ")),
+                "{text}"
+            );
+        }
+        let leap = chrono::NaiveDate::from_ymd_opt(2016, 12, 31)
+            .and_then(|d| d.and_hms_milli_opt(23, 59, 59, 1_500))
+            .unwrap()
+            .and_utc();
+        let far = [
+            leap,
+            chrono::NaiveDate::from_ymd_opt(10_000, 1, 1)
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+                .unwrap()
+                .and_utc(),
+            chrono::NaiveDate::from_ymd_opt(-1, 6, 15)
+                .and_then(|d| d.and_hms_opt(1, 2, 3))
+                .unwrap()
+                .and_utc(),
+        ];
+        for at in far {
+            assert_eq!(
+                serde_json::to_string(&Instant(at)).unwrap(),
+                format!("\"{}\"", at.format("%Y-%m-%dT%H:%M:%SZ"))
+            );
+        }
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn create_blend(
     now: DateTime<Utc>,
 ) -> Result<BlendedLot, BlendError> {
     let name = text::required("name", &blend.name, text::NAME_MAX)?;
-    let unit = sources.first().map(|s| s.used.unit());
+    let unit = sources.first().map(|s| s.used.unit);
     // Work on copies: the blend weight can still be refused after the takes succeed.
     let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
     let used_sources = lot_source::take_all(
@@ -170,7 +170,7 @@ mod tests {
         UsedSource {
             lot: info(n),
             stock,
-            used: amount,
+            used: amount.into(),
         }
     }
 
@@ -320,7 +320,7 @@ mod tests {
                 .map(|(i, (stock, (_, _, used, u)))| UsedSource {
                     lot: info(i as u128),
                     stock,
-                    used: Weight::from_micros(*used, *u).unwrap(),
+                    used: Weight::from_micros(*used, *u).unwrap().into(),
                 })
                 .collect();
             match create_blend(new_blend(), sources, Uuid::nil(), 1, now()) {

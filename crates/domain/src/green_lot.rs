@@ -14,12 +14,12 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::green_lot_details::{GreenLotDetails, GreenLotDetailsError};
-use crate::price::{Price, PriceError};
+use crate::price::{Price, PriceError, RequestedPrice};
 use crate::project::ProjectRef;
 use crate::stock::{self, LotKind, Stock, StockError, WeightChange};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
-use crate::weight::{Weight, WeightError};
+use crate::weight::{RequestedWeight, Weight, WeightError};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GreenLotError {
@@ -130,14 +130,6 @@ pub struct ImportReferences {
     pub projects: Vec<ProjectRef>,
     /// A lot with the draft's external id exists already.
     pub external_id_taken: bool,
-}
-
-/// A weight or price as the request gave it: judged only when the import is decided, after the
-/// conflicts (api-decisions §2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Requested<U> {
-    pub amount: rust_decimal::Decimal,
-    pub unit: U,
 }
 
 /// An import as the request gave it, already decoded into domain values. `name` and
@@ -251,8 +243,8 @@ impl GreenLot {
     pub fn decide_import(
         draft: GreenLotDraft,
         references: ImportReferences,
-        weight: Requested<crate::weight::WeightUnit>,
-        price: Option<Requested<crate::price::Currency>>,
+        weight: RequestedWeight,
+        price: Option<RequestedPrice>,
         identity: (Uuid, i64),
         now: DateTime<Utc>,
     ) -> Result<Self, GreenLotError> {
@@ -262,11 +254,11 @@ impl GreenLot {
         if references.external_id_taken {
             return Err(GreenLotError::DuplicateExternalId(draft.external_id));
         }
-        let weight = Weight::new(weight.amount, weight.unit)?;
+        let weight = weight.judge()?;
         if weight.is_zero() {
             return Err(GreenLotError::ZeroImportWeight(weight));
         }
-        let price = price.map(|p| Price::new(p.amount, p.unit)).transpose()?;
+        let price = price.map(RequestedPrice::judge).transpose()?;
         Ok(Self::new_origin(
             draft, references, weight, price, identity, now,
         ))
@@ -326,7 +318,7 @@ impl GreenLot {
     /// is final, and setting zero again succeeds as [`WeightChange::Unchanged`].
     pub fn set_weight(
         &mut self,
-        weight: Weight,
+        weight: impl Into<RequestedWeight>,
         now: DateTime<Utc>,
     ) -> Result<WeightChange, GreenLotError> {
         let change = self
@@ -349,7 +341,7 @@ impl GreenLot {
     /// price, projects, details and origin, with no external id.
     pub fn transfer(
         &mut self,
-        weight: Weight,
+        weight: impl Into<RequestedWeight>,
         destination: Destination<'_>,
         now: DateTime<Utc>,
     ) -> Result<Transfer, GreenLotError> {
@@ -377,6 +369,7 @@ impl GreenLot {
             }
         }
 
+        let weight = weight.into().judge()?;
         // Work on copies so that an error leaves both lots as they were.
         let mut source_stock = self.stock;
         let taken = source_stock
@@ -600,13 +593,13 @@ mod tests {
         GreenLot::decide_import(
             draft,
             references,
-            Requested {
+            RequestedWeight {
                 amount: requested(weight),
                 unit: WeightUnit::Kg,
             },
-            Some(Requested {
+            Some(RequestedPrice {
                 amount: requested(price),
-                unit: Currency::parse("EUR").unwrap(),
+                currency: Currency::parse("EUR").unwrap(),
             }),
             (id(1), 1),
             at(0),
@@ -643,6 +636,51 @@ mod tests {
         ));
         let lot = decide(found(false, false), "60.5", "5.2").unwrap();
         assert_eq!((lot.weight(), lot.location_id), (kg("60.5"), Some(HAMBURG)));
+    }
+
+    #[test]
+    fn a_requested_weight_is_judged_after_the_state_and_conflict_rules() {
+        let negative = RequestedWeight {
+            amount: Decimal::from(-1),
+            unit: WeightUnit::Kg,
+        };
+        let mut placed = lot(kg("10"));
+        assert_eq!(
+            placed
+                .transfer(negative, new_at(HAMBURG), at(1))
+                .unwrap_err(),
+            GreenLotError::SameLocation {
+                id: id(1),
+                location_id: HAMBURG
+            }
+        );
+        assert!(matches!(
+            placed
+                .transfer(negative, new_at(BERLIN), at(1))
+                .unwrap_err(),
+            GreenLotError::Weight(WeightError::Negative(_))
+        ));
+        placed.set_weight(kg("0"), at(1)).unwrap();
+        assert_eq!(
+            placed
+                .transfer(negative, new_at(HAMBURG), at(2))
+                .unwrap_err(),
+            GreenLotError::Consumed(id(1))
+        );
+        assert_eq!(
+            placed.set_weight(negative, at(2)).unwrap_err(),
+            GreenLotError::Consumed(id(1))
+        );
+        let mut active = lot(kg("10"));
+        assert!(matches!(
+            active.set_weight(negative, at(1)).unwrap_err(),
+            GreenLotError::Stock(StockError::Weight(WeightError::Negative(_)))
+        ));
+        assert_eq!(
+            active.weight(),
+            kg("10"),
+            "a refused change leaves the lot as it was"
+        );
     }
 
     #[test]

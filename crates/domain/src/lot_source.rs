@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::stock::{LotKind, Stock, StockError};
 use crate::violation::{BrokenRule, Violation};
-use crate::weight::Weight;
+use crate::weight::{RequestedWeight, Weight};
 
 /// Most source lots one roast or blend may use.
 pub const MAX_SOURCES: usize = 100;
@@ -42,7 +42,8 @@ pub struct SourceInfo {
 pub struct UsedSource<'a> {
     pub lot: SourceInfo,
     pub stock: &'a mut Stock,
-    pub used: Weight,
+    /// Judged after the consumed sources, as a state rule ranks before a weight.
+    pub used: RequestedWeight,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -128,11 +129,19 @@ pub(crate) fn take_all(
     if let Some(consumed) = sources.iter().find(|s| s.stock.is_consumed()) {
         return Err(stock_error(consumed.lot.lot_id, StockError::Consumed));
     }
+    let used = sources
+        .iter()
+        .map(|s| {
+            s.used
+                .judge()
+                .map_err(|e| stock_error(s.lot.lot_id, StockError::Weight(e)))
+        })
+        .collect::<Result<Vec<Weight>, _>>()?;
     let mut after = Vec::with_capacity(sources.len());
-    for source in &sources {
+    for (source, used) in sources.iter().zip(used) {
         let mut copy = *source.stock;
         let taken = copy
-            .take(source.used, now)
+            .take(used, now)
             .map_err(|e| stock_error(source.lot.lot_id, e))?;
         after.push((copy, taken));
     }
@@ -154,7 +163,7 @@ pub(crate) fn take_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::weight::WeightUnit;
+    use crate::weight::{WeightError, WeightUnit};
     use rust_decimal::Decimal;
 
     fn now() -> DateTime<Utc> {
@@ -193,6 +202,60 @@ mod tests {
     }
 
     #[test]
+    fn a_negative_used_weight_is_judged_after_the_consumed_sources() {
+        let negative = RequestedWeight {
+            amount: Decimal::from(-2),
+            unit: WeightUnit::Kg,
+        };
+        let mut full = Stock::new(kg(10), now());
+        let mut consumed = Stock::new(kg(0), now());
+        fn sources<'a>(
+            full: &'a mut Stock,
+            second: &'a mut Stock,
+            negative: RequestedWeight,
+        ) -> Vec<UsedSource<'a>> {
+            vec![
+                UsedSource {
+                    lot: info(1),
+                    stock: full,
+                    used: negative,
+                },
+                UsedSource {
+                    lot: info(2),
+                    stock: second,
+                    used: kg(1).into(),
+                },
+            ]
+        }
+        let err = take_all(
+            LotKind::Roasted,
+            sources(&mut full, &mut consumed, negative),
+            now(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            SourceError::Stock {
+                kind: LotKind::Roasted,
+                id: Uuid::from_u128(2),
+                error: StockError::Consumed
+            }
+        );
+        let mut active = Stock::new(kg(5), now());
+        let err = take_all(
+            LotKind::Roasted,
+            sources(&mut full, &mut active, negative),
+            now(),
+        )
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            SourceError::Stock { id, error: StockError::Weight(WeightError::Negative(_)), .. } if id == Uuid::from_u128(1)
+        ));
+        assert_eq!((full.weight(), active.weight()), (kg(10), kg(5)));
+    }
+
+    #[test]
     fn a_consumed_source_wins_over_an_earlier_weight_problem_and_nothing_is_taken() {
         let mut short = Stock::new(kg(1), now());
         let mut full = Stock::new(kg(10), now());
@@ -203,17 +266,17 @@ mod tests {
                 UsedSource {
                     lot: info(1),
                     stock: &mut full,
-                    used: kg(3),
+                    used: kg(3).into(),
                 },
                 UsedSource {
                     lot: info(2),
                     stock: &mut short,
-                    used: kg(5),
+                    used: kg(5).into(),
                 },
                 UsedSource {
                     lot: info(3),
                     stock: &mut consumed,
-                    used: kg(1),
+                    used: kg(1).into(),
                 },
             ],
             now(),

@@ -26,9 +26,11 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::bulk::{self, Change, ItemFailure, Planned};
-use crate::product::Sku;
+use crate::cupping::LotRef;
+use crate::product::{PackageSize, Sku};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
+use crate::weight::{Weight, WeightError, WeightUnit};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OrderError {
@@ -74,6 +76,36 @@ pub enum OrderError {
         external_id: String,
         first_index: usize,
     },
+    #[error("lot {0} does not exist (no green, roasted or blended lot has this id)")]
+    LotNotFound(Uuid),
+    #[error("order `{external_id}` is {status}; only OPEN or IN_PROGRESS orders can be shipped")]
+    NotShippable {
+        external_id: String,
+        status: OrderStatus,
+    },
+    #[error("allocation {index} ships {quantity} of sku `{sku}`; quantity must be above zero")]
+    NonPositiveAllocation {
+        index: usize,
+        sku: String,
+        quantity: i32,
+    },
+    #[error("order `{external_id}` has no item of sku `{sku}` to allocate")]
+    SkuNotOrdered { external_id: String, sku: String },
+    #[error(
+        "order `{external_id}` orders {ordered} of sku `{sku}`; the allocations ship {allocated}"
+    )]
+    AllocationMismatch {
+        external_id: String,
+        sku: String,
+        ordered: i64,
+        allocated: i64,
+    },
+    #[error("a shipment of {quantity} × {package_size} cannot be weighed: {error}")]
+    ShipmentWeight {
+        quantity: i32,
+        package_size: PackageSize,
+        error: WeightError,
+    },
 }
 
 impl BrokenRule for OrderError {
@@ -81,12 +113,19 @@ impl BrokenRule for OrderError {
         match self {
             Self::Text(e) => e.violation(),
             Self::InvalidCustomerType(_) | Self::InvalidStatus(_) => Violation::InvalidParameter,
-            Self::NotFound(_) | Self::UnknownSkus { .. } => Violation::NotFound,
+            Self::NotFound(_) | Self::UnknownSkus { .. } | Self::LotNotFound(_) => {
+                Violation::NotFound
+            }
             Self::NotOpen { .. }
             | Self::IllegalTransition { .. }
             | Self::NoItems { .. }
             | Self::NonPositiveQuantity { .. } => Violation::BusinessRule,
             Self::DuplicateExternalId { .. } => Violation::Conflict,
+            Self::NotShippable { .. }
+            | Self::NonPositiveAllocation { .. }
+            | Self::SkuNotOrdered { .. }
+            | Self::AllocationMismatch { .. } => Violation::BusinessRule,
+            Self::ShipmentWeight { error, .. } => error.violation(),
         }
     }
 }
@@ -281,6 +320,41 @@ pub struct Order {
     pub items: Vec<OrderItem>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// When the order was shipped (null until then).
+    pub shipped_date: Option<DateTime<Utc>>,
+    /// What was shipped from which lot (empty until shipped).
+    pub shipments: Vec<Shipment>,
+}
+
+/// What `shipOrder` asks: ship `quantity` packages of `sku` from `lot`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allocation {
+    pub sku: Sku,
+    pub lot: LotRef,
+    pub quantity: i32,
+}
+
+/// Packages of one SKU shipped from one lot, and the weight they took from it (in the lot's unit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shipment {
+    pub sku: Sku,
+    pub lot: LotRef,
+    /// Sequence number of the lot's number (`PR-n`).
+    pub lot_number: i64,
+    pub quantity: i32,
+    pub weight: Weight,
+}
+
+/// The weight of `quantity` packages of `package_size`, in kilograms.
+pub fn shipment_weight(package_size: PackageSize, quantity: i32) -> Result<Weight, OrderError> {
+    let grams = package_size.grams() * rust_decimal::Decimal::from(quantity);
+    Weight::new(grams / rust_decimal::Decimal::from(1000), WeightUnit::Kg).map_err(|error| {
+        OrderError::ShipmentWeight {
+            quantity,
+            package_size,
+            error,
+        }
+    })
 }
 
 impl Order {
@@ -297,7 +371,79 @@ impl Order {
             items: input.items.clone(),
             created_at: now,
             updated_at: now,
+            shipped_date: None,
+            shipments: Vec::new(),
         })
+    }
+
+    /// Checks that `allocations` ship exactly the order's items: every quantity above zero, only
+    /// ordered SKUs, and per SKU the quantities sum to what was ordered. Only `OPEN` or
+    /// `IN_PROGRESS` orders ship.
+    pub fn check_allocations(&self, allocations: &[Allocation]) -> Result<(), OrderError> {
+        if !matches!(self.status, OrderStatus::Open | OrderStatus::InProgress) {
+            return Err(OrderError::NotShippable {
+                external_id: self.external_id.clone(),
+                status: self.status,
+            });
+        }
+        if let Some((index, a)) = allocations
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.quantity <= 0)
+        {
+            return Err(OrderError::NonPositiveAllocation {
+                index,
+                sku: a.sku.to_string(),
+                quantity: a.quantity,
+            });
+        }
+        if let Some(a) = allocations
+            .iter()
+            .find(|a| !self.items.iter().any(|i| i.sku == a.sku))
+        {
+            return Err(OrderError::SkuNotOrdered {
+                external_id: self.external_id.clone(),
+                sku: a.sku.to_string(),
+            });
+        }
+        let mut skus: Vec<&Sku> = self.items.iter().map(|i| &i.sku).collect();
+        skus.dedup();
+        for sku in skus {
+            let ordered: i64 = self
+                .items
+                .iter()
+                .filter(|i| &i.sku == sku)
+                .map(|i| i64::from(i.quantity))
+                .sum();
+            let allocated: i64 = allocations
+                .iter()
+                .filter(|a| &a.sku == sku)
+                .map(|a| i64::from(a.quantity))
+                .sum();
+            if ordered != allocated {
+                return Err(OrderError::AllocationMismatch {
+                    external_id: self.external_id.clone(),
+                    sku: sku.to_string(),
+                    ordered,
+                    allocated,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the shipments and completes the order. Rules are checked by
+    /// [`Order::check_allocations`] first.
+    pub fn ship(
+        &mut self,
+        shipments: Vec<Shipment>,
+        shipped_date: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) {
+        self.status = OrderStatus::Completed;
+        self.shipped_date = Some(shipped_date);
+        self.shipments = shipments;
+        self.updated_at = now;
     }
 
     /// Replaces customer, customer type and items with those of `input`; the order date is kept
@@ -422,6 +568,58 @@ mod tests {
             status,
             ..open_order("o-1")
         }
+    }
+
+    // --- Shipments -------------------------------------------------------------------------
+
+    fn allocation(sku: &str, quantity: i32) -> Allocation {
+        Allocation {
+            sku: Sku::parse(sku).unwrap(),
+            lot: LotRef {
+                id: Uuid::from_u128(7),
+                kind: crate::stock::LotKind::Roasted,
+            },
+            quantity,
+        }
+    }
+
+    #[test]
+    fn allocations_must_ship_exactly_the_items() {
+        let order = open_order("o-1");
+        assert_eq!(
+            order.check_allocations(&[allocation("GUJI-250", 1), allocation("GUJI-250", 1)]),
+            Ok(())
+        );
+        for bad in [
+            vec![allocation("GUJI-250", 1)],
+            vec![allocation("GUJI-250", 3)],
+            vec![allocation("GUJI-250", 2), allocation("OTHER", 1)],
+            vec![allocation("GUJI-250", 3), allocation("GUJI-250", -1)],
+            vec![],
+        ] {
+            let err = order.check_allocations(&bad).unwrap_err();
+            assert_eq!(err.violation(), Violation::BusinessRule, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_open_or_in_progress_orders_ship_and_shipping_completes() {
+        for status in [OrderStatus::Completed, OrderStatus::Cancelled] {
+            let err = order_in(status)
+                .check_allocations(&[allocation("GUJI-250", 2)])
+                .unwrap_err();
+            assert!(matches!(err, OrderError::NotShippable { .. }));
+        }
+        let mut order = order_in(OrderStatus::InProgress);
+        order.ship(Vec::new(), at(5), at(6));
+        assert_eq!(order.status, OrderStatus::Completed);
+        assert_eq!(order.shipped_date, Some(at(5)));
+    }
+
+    #[test]
+    fn a_shipment_weighs_quantity_times_package_size_in_kilograms() {
+        let size = PackageSize::parse("PACKAGE13_2G").unwrap();
+        assert_eq!(shipment_weight(size, 10).unwrap().to_string(), "0.132 KG");
     }
 
     // --- Wire names --------------------------------------------------------------------------

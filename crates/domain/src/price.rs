@@ -62,6 +62,19 @@ pub struct Price {
     currency: Currency,
 }
 
+/// A price as a request gave it, judged after the rules that rank before `invalid_price`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestedPrice {
+    pub amount: Decimal,
+    pub currency: Currency,
+}
+
+impl RequestedPrice {
+    pub fn judge(self) -> Result<Price, PriceError> {
+        Price::new(self.amount, self.currency)
+    }
+}
+
 impl Price {
     pub fn new(amount: Decimal, currency: Currency) -> Result<Self, PriceError> {
         if amount.is_sign_negative() && !amount.is_zero() {

@@ -14,7 +14,7 @@ use crate::roasted_lot::{RoastedLot, used_total};
 use crate::stock::{LotKind, Stock};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
-use crate::weight::{Weight, WeightError};
+use crate::weight::{RequestedWeight, Weight, WeightError};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoastError {
@@ -59,10 +59,12 @@ pub struct NewRoast {
     pub name: String,
     pub location_id: Uuid,
     pub roasted_date: DateTime<Utc>,
-    /// What came out of the roaster; the roasted lot takes its unit.
-    pub weight: Weight,
+    /// What came out of the roaster, judged after the sources; the roasted lot takes its unit.
+    pub weight: RequestedWeight,
     pub profile_id: Option<Uuid>,
     pub projects: Vec<ProjectRef>,
+    /// The roast log's `roastUUID` when the roast was imported from one.
+    pub external_id: Option<String>,
 }
 
 /// Records a roast: checks everything, then takes each used weight from its green lot (consuming
@@ -95,13 +97,14 @@ pub fn record_roast(
             .collect(),
         now,
     )?;
-    if roast.weight.is_zero() {
+    let weight = roast.weight.judge()?;
+    if weight.is_zero() {
         return Err(RoastError::ZeroRoastedWeight);
     }
-    let used = used_total(&used_sources, roast.weight.unit())?;
-    if roast.weight.micros() > used.micros() {
+    let used = used_total(&used_sources, weight.unit())?;
+    if weight.micros() > used.micros() {
         return Err(RoastError::RoastedAboveUsed {
-            roasted: roast.weight,
+            roasted: weight,
             used,
         });
     }
@@ -112,8 +115,9 @@ pub fn record_roast(
         id,
         lot_number,
         name,
-        stock: Stock::new(roast.weight, now),
-        roasted_weight: roast.weight,
+        external_id: roast.external_id,
+        stock: Stock::new(weight, now),
+        roasted_weight: weight,
         sources: used_sources,
         profile_id: roast.profile_id,
         location_id: roast.location_id,
@@ -159,9 +163,10 @@ mod tests {
             name: " Guji light ".into(),
             location_id: Uuid::from_u128(100),
             roasted_date: now(),
-            weight,
+            weight: weight.into(),
             profile_id: None,
             projects: vec![],
+            external_id: None,
         }
     }
 
@@ -169,7 +174,7 @@ mod tests {
         UsedSource {
             lot: info(n),
             stock,
-            used: amount,
+            used: amount.into(),
         }
     }
 
@@ -418,7 +423,7 @@ mod tests {
                 .map(|(i, (stock, (_, _, used, u)))| UsedSource {
                     lot: info(i as u128),
                     stock,
-                    used: Weight::from_micros(*used, *u).unwrap(),
+                    used: Weight::from_micros(*used, *u).unwrap().into(),
                 })
                 .collect();
             match record_roast(new_roast(roasted), sources, Uuid::nil(), 1, now()) {

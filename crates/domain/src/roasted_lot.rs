@@ -20,6 +20,8 @@ pub struct RoastedLot {
     /// Sequence number of `PR-n`; see [`RoastedLot::lot_number`].
     pub lot_number: i64,
     pub name: String,
+    /// The `roastUUID` of the roast log it was imported from; `None` for roasts recorded otherwise.
+    pub external_id: Option<String>,
     /// Current weight and active/consumed state; its unit is the lot's unit.
     pub stock: Stock,
     /// What came out of the roaster, fixed at roast time, in the lot's unit.
@@ -76,7 +78,7 @@ impl RoastedLot {
     /// Sets the current weight, like `setGreenLotWeight`: zero consumes; a consumed lot is final.
     pub fn set_weight(
         &mut self,
-        weight: Weight,
+        weight: impl Into<crate::weight::RequestedWeight>,
         now: DateTime<Utc>,
     ) -> Result<WeightChange, StockError> {
         let change = self.stock.set_weight(weight, now)?;

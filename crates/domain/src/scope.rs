@@ -9,6 +9,7 @@ pub enum Scope {
     InventoryGreen,
     InventoryRoast,
     InventoryBlend,
+    InventoryTrace,
     QualityCupping,
     QualityPhysical,
     MrpProduct,
@@ -30,10 +31,11 @@ impl BrokenRule for ScopeError {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 9] = [
+    pub const ALL: [Scope; 10] = [
         Scope::InventoryGreen,
         Scope::InventoryRoast,
         Scope::InventoryBlend,
+        Scope::InventoryTrace,
         Scope::QualityCupping,
         Scope::QualityPhysical,
         Scope::MrpProduct,
@@ -47,6 +49,7 @@ impl Scope {
             Scope::InventoryGreen => "inventory.green",
             Scope::InventoryRoast => "inventory.roast",
             Scope::InventoryBlend => "inventory.blend",
+            Scope::InventoryTrace => "inventory.trace",
             Scope::QualityCupping => "quality.cupping",
             Scope::QualityPhysical => "quality.physical",
             Scope::MrpProduct => "mrp.product",

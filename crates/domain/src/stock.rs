@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::violation::{BrokenRule, Violation};
-use crate::weight::{Weight, WeightError};
+use crate::weight::{RequestedWeight, Weight, WeightError};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StockError {
@@ -84,9 +84,15 @@ impl Stock {
     /// Replaces the weight. Zero consumes an active lot; a consumed lot accepts only zero.
     pub fn set_weight(
         &mut self,
-        weight: Weight,
+        requested: impl Into<RequestedWeight>,
         now: DateTime<Utc>,
     ) -> Result<WeightChange, StockError> {
+        // A consumed lot (a state rule) ranks before a weight that is no weight at all.
+        let weight = match requested.into().judge() {
+            Ok(weight) => weight,
+            Err(_) if self.is_consumed() => return Err(StockError::Consumed),
+            Err(e) => return Err(e.into()),
+        };
         let asked = weight;
         let weight = weight.to_unit(self.weight.unit());
         if weight.is_zero() && !asked.is_zero() {

@@ -72,6 +72,30 @@ impl BrokenRule for WeightError {
     }
 }
 
+/// A weight as a request gave it, not judged yet: a transition judges it after its state and
+/// conflict rules, so that `invalid_weight` ranks after them (api-decisions §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestedWeight {
+    pub amount: Decimal,
+    pub unit: WeightUnit,
+}
+
+impl RequestedWeight {
+    /// The weight, or why it is none: negative or too large.
+    pub fn judge(self) -> Result<Weight, WeightError> {
+        Weight::new(self.amount, self.unit)
+    }
+}
+
+impl From<Weight> for RequestedWeight {
+    fn from(weight: Weight) -> Self {
+        Self {
+            amount: weight.amount(),
+            unit: weight.unit(),
+        }
+    }
+}
+
 /// A non-negative, exact weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Weight {

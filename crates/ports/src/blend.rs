@@ -2,18 +2,21 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
-use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
+use roastery_domain::cupping::LotRef;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
+use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project;
-use roastery_domain::stock::{LotKind, StockError};
+use roastery_domain::stock::LotKind;
 use roastery_domain::text;
 use uuid::Uuid;
 
 use crate::error::AppError;
 use crate::green_lot::WeightInput;
+use crate::lot_sources;
 use crate::project::resolve_projects;
 use crate::repo::*;
-use crate::roast::{LocationRef, location_ref, used_weights};
+use crate::roast::{LocationRef, location_ref};
 use crate::{Repos, Roastery, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +47,7 @@ impl<S: Store> Roastery<S> {
         // Shape first (400): the name, the projects and the roasted lot list.
         text::required("name", &cmd.name, text::NAME_MAX).map_err(BlendError::from)?;
         project::check_references(&cmd.projects)?;
-        let ids: Vec<Uuid> = cmd.roasted_lots.iter().map(|(id, _)| *id).collect();
+        let ids = lot_sources::ids(&cmd.roasted_lots);
         lot_source::check_source_ids(LotKind::Roasted, &ids).map_err(BlendError::from)?;
         let id = self.ids.new_id();
         let now = self.clock.now();
@@ -53,36 +56,18 @@ impl<S: Store> Roastery<S> {
                 return Err(BlendError::LocationNotFound(cmd.location_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let mut lots = Vec::with_capacity(cmd.roasted_lots.len());
-            for (lot_id, _) in &cmd.roasted_lots {
-                let lot = tx.roasted_lot(*lot_id)?.ok_or(SourceError::NotFound {
-                    kind: LotKind::Roasted,
-                    id: *lot_id,
-                })?;
-                lots.push(lot);
-            }
-            let consumed = lots.iter().find(|l| l.stock.is_consumed()).map(|l| {
-                AppError::from(BlendError::from(SourceError::Stock {
-                    kind: LotKind::Roasted,
-                    id: l.id,
-                    error: StockError::Consumed,
-                }))
-            });
-            let used = used_weights(&cmd.roasted_lots, consumed)?;
+            let found = tx.roasted_lots_by_ids(&ids)?;
+            let mut lots = lot_sources::in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
             let lot_number = tx.next_number(LotKind::Blended.prefix())?;
-            let sources = lots
-                .iter_mut()
-                .zip(used)
-                .map(|(lot, used)| UsedSource {
-                    lot: SourceInfo {
-                        lot_id: lot.id,
-                        name: lot.name.clone(),
-                        external_id: None,
-                    },
-                    stock: &mut lot.stock,
-                    used,
-                })
-                .collect();
+            let before: Vec<_> = lots.iter().map(|l| l.stock.weight()).collect();
+            let sources = lot_sources::used(&mut lots, &cmd.roasted_lots, |lot| {
+                let info = SourceInfo {
+                    lot_id: lot.id,
+                    name: lot.name.clone(),
+                    external_id: None,
+                };
+                (info, &mut lot.stock)
+            });
             let blend = blended_lot::create_blend(
                 NewBlend {
                     name: cmd.name.clone(),
@@ -100,6 +85,34 @@ impl<S: Store> Roastery<S> {
                 tx.update_roasted_lot_stock(lot)?;
             }
             tx.insert_blended_lot(&blend)?;
+            let blend_ref = LotRef {
+                id: blend.id,
+                kind: LotKind::Blended,
+            };
+            let mut movements: Vec<Movement> = lots
+                .iter()
+                .zip(before)
+                .map(|(lot, before)| Movement {
+                    lot: LotRef {
+                        id: lot.id,
+                        kind: LotKind::Roasted,
+                    },
+                    kind: EntryKind::BlendInput,
+                    before,
+                    after: lot.stock.weight(),
+                    reference: Some(Reference::Lot(blend_ref)),
+                })
+                .collect();
+            movements.push(Movement::created(
+                blend_ref,
+                EntryKind::BlendOutput,
+                blend.stock.weight(),
+            ));
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.blend.createBlend",
+                now,
+                &movements,
+            ))?;
             blended_view(tx, blend)
         })
     }

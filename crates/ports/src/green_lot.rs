@@ -4,22 +4,26 @@
 //! Every use case is one unit of work: the lots are loaded, changed by the domain and written back
 //! inside one `store.write`, so concurrent transfers and weight changes never lose or create weight.
 //!
-//! Amounts arrive as given ([`WeightInput`], [`PriceInput`]) and become domain values only after
-//! the lookups, so that errors rank as api-decisions §2 says: `resource_not_found`, then state
-//! rules, then `resource_conflict`, then `invalid_weight` / `invalid_price`.
+//! Every write takes three steps: parse the request into domain inputs (400), load what it refers
+//! to (422 `resource_not_found`), then let the domain decide. Amounts reach the domain unjudged
+//! ([`RequestedWeight`], [`RequestedPrice`]) and each transition judges them after its state and
+//! conflict rules, so errors rank as api-decisions §2 says without any use case holding one back.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::{
-    Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, Requested, TransferredTo,
+    Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, TransferredTo,
 };
 use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::location::{Location, LocationError};
 use roastery_domain::page::{self, Page, PageRequest};
-use roastery_domain::price::Currency;
+use roastery_domain::price::{Currency, RequestedPrice};
+use roastery_domain::stock::LotKind;
 use roastery_domain::text;
-use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_domain::weight::{RequestedWeight, Weight, WeightUnit};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -38,6 +42,16 @@ pub struct WeightInput {
 impl WeightInput {
     pub fn weight(self) -> Result<Weight, AppError> {
         Ok(Weight::new(self.amount, self.unit)?)
+    }
+}
+
+/// Handed to the domain unjudged: the transition ranks its own rules first.
+impl From<WeightInput> for RequestedWeight {
+    fn from(input: WeightInput) -> Self {
+        Self {
+            amount: input.amount,
+            unit: input.unit,
+        }
     }
 }
 
@@ -113,13 +127,10 @@ impl<S: Store> Roastery<S> {
         if let Some(price) = &cmd.price {
             roastery_domain::price::check_bound(price.amount)?;
         }
-        let weight = Requested {
-            amount: cmd.weight.amount,
-            unit: cmd.weight.unit,
-        };
-        let price = cmd.price.map(|p| Requested {
+        let weight = RequestedWeight::from(cmd.weight);
+        let price = cmd.price.map(|p| RequestedPrice {
             amount: p.amount,
-            unit: p.currency,
+            currency: p.currency,
         });
         let external_id = draft.external_id.clone();
         let id = self.ids.new_id();
@@ -159,6 +170,12 @@ impl<S: Store> Roastery<S> {
                 now,
             )?;
             tx.insert_green_lot(&lot)?;
+            let movement = Movement::created(green_ref(lot.id), EntryKind::Import, lot.weight());
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.green.importGreenLot",
+                now,
+                &[movement],
+            ))?;
             Ok(GreenLotView { lot, location })
         });
         match result {
@@ -179,24 +196,11 @@ impl<S: Store> Roastery<S> {
             let destination = tx
                 .location(cmd.destination_location_id)?
                 .ok_or(LocationError::NotFound(cmd.destination_location_id))?;
-            // A negative weight ranks after the state and conflict rules.
-            let weight = match cmd.weight.weight() {
-                Ok(weight) => weight,
-                Err(weight_error) => {
-                    if source.is_consumed() {
-                        return Err(GreenLotError::Consumed(source.id).into());
-                    }
-                    if source.location_id == Some(destination.id) {
-                        return Err(GreenLotError::SameLocation {
-                            id: source.id,
-                            location_id: destination.id,
-                        }
-                        .into());
-                    }
-                    return Err(weight_error);
-                }
-            };
+            // Judged by the domain after its state and conflict rules.
+            let weight = RequestedWeight::from(cmd.weight);
+            let source_before = source.weight();
             let mut target = tx.active_green_lot_at(source.origin_id, destination.id)?;
+            let target_before = target.as_ref().map(|t| t.weight());
             let transfer = match target.as_mut().filter(|t| t.id != source.id) {
                 Some(target) => source.transfer(weight, Destination::Merge(target), now)?,
                 None => {
@@ -235,6 +239,31 @@ impl<S: Store> Roastery<S> {
                     target
                 }
             };
+            let destination_before = match target_before {
+                Some(w) if destination_lot.id != source.id => w,
+                _ => Weight::zero(destination_lot.weight().unit()),
+            };
+            let movements = [
+                Movement {
+                    lot: green_ref(source.id),
+                    kind: EntryKind::TransferOut,
+                    before: source_before,
+                    after: source.weight(),
+                    reference: Some(Reference::Lot(green_ref(destination_lot.id))),
+                },
+                Movement {
+                    lot: green_ref(destination_lot.id),
+                    kind: EntryKind::TransferIn,
+                    before: destination_before,
+                    after: destination_lot.weight(),
+                    reference: Some(Reference::Lot(green_ref(source.id))),
+                },
+            ];
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.green.transferGreenLotToLocation",
+                now,
+                &movements,
+            ))?;
             let source_location = match source.location_id {
                 Some(id) => tx.location(id)?,
                 None => None,
@@ -258,16 +287,21 @@ impl<S: Store> Roastery<S> {
             let mut lot = tx
                 .green_lot(cmd.green_lot_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
-            let weight = match cmd.weight.weight() {
-                Ok(weight) => weight,
-                // A consumed lot (a state rule) ranks before a negative weight.
-                Err(_) if lot.is_consumed() => {
-                    return Err(GreenLotError::Consumed(lot.id).into());
-                }
-                Err(e) => return Err(e),
-            };
-            lot.set_weight(weight, now)?;
+            let before = lot.weight();
+            lot.set_weight(RequestedWeight::from(cmd.weight), now)?;
             tx.update_green_lot(&lot)?;
+            let movement = Movement {
+                lot: green_ref(lot.id),
+                kind: EntryKind::SetWeight,
+                before,
+                after: lot.weight(),
+                reference: None,
+            };
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.green.setGreenLotWeight",
+                now,
+                &[movement],
+            ))?;
             let location = match lot.location_id {
                 Some(id) => tx.location(id)?,
                 None => None,
@@ -305,6 +339,13 @@ impl<S: Store> Roastery<S> {
                 .collect();
             Ok(Page::from_found(found, &page)?)
         })
+    }
+}
+
+pub(crate) fn green_ref(id: Uuid) -> LotRef {
+    LotRef {
+        id,
+        kind: LotKind::Green,
     }
 }
 

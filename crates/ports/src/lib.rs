@@ -14,6 +14,7 @@ pub mod cupping;
 pub mod error;
 pub mod green_lot;
 pub mod location;
+mod lot_sources;
 pub mod order;
 pub mod physical;
 pub mod product;
@@ -26,6 +27,7 @@ pub mod store;
 pub mod system;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod trace;
 
 use std::sync::Arc;
 
@@ -33,7 +35,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 pub use error::{AppError, ItemFailure, Rejection, StoreError};
-pub use store::{Repos, Store};
+pub use store::{PoolState, Repos, Store};
 
 use repo::SystemRepo;
 
@@ -50,11 +52,35 @@ pub trait IdGen: Send + Sync + 'static {
     fn random_token(&self, bytes: usize) -> String;
 }
 
+/// Who calls the use cases: the client id and the operation, recorded on every ledger entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub client_id: Arc<str>,
+    /// The operation called (`inventory.roast.importRoastLog`); when `None`, each use case names
+    /// its own operation.
+    pub operation: Option<&'static str>,
+}
+
+impl Caller {
+    /// The caller of use cases run by the service itself (e.g. the command line).
+    pub const SYSTEM: &'static str = "system";
+}
+
+impl Default for Caller {
+    fn default() -> Self {
+        Self {
+            client_id: Arc::from(Self::SYSTEM),
+            operation: None,
+        }
+    }
+}
+
 /// The use cases, generic over the store.
 pub struct Roastery<S: Store> {
     store: S,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGen>,
+    caller: Caller,
 }
 
 impl<S: Store> Clone for Roastery<S> {
@@ -63,13 +89,47 @@ impl<S: Store> Clone for Roastery<S> {
             store: self.store.clone(),
             clock: self.clock.clone(),
             ids: self.ids.clone(),
+            caller: self.caller.clone(),
         }
     }
 }
 
 impl<S: Store> Roastery<S> {
     pub fn new(store: S, clock: Arc<dyn Clock>, ids: Arc<dyn IdGen>) -> Self {
-        Self { store, clock, ids }
+        Self {
+            store,
+            clock,
+            ids,
+            caller: Caller::default(),
+        }
+    }
+
+    /// The same use cases, run on behalf of `caller`.
+    pub fn acting_as(&self, caller: Caller) -> Self {
+        Self {
+            caller,
+            ..self.clone()
+        }
+    }
+
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// Ledger entries for the movements of one operation (`operation` unless the caller named
+    /// the operation it called).
+    pub(crate) fn ledger_entries(
+        &self,
+        operation: &'static str,
+        now: DateTime<Utc>,
+        movements: &[roastery_domain::ledger::Movement],
+    ) -> Vec<roastery_domain::ledger::LedgerEntry> {
+        let origin = roastery_domain::ledger::Origin {
+            operation: self.caller.operation.unwrap_or(operation).to_owned(),
+            client_id: self.caller.client_id.to_string(),
+            created_date: now,
+        };
+        roastery_domain::ledger::entries(movements, &origin, || self.ids.new_id())
     }
 
     pub fn store(&self) -> &S {

@@ -7,17 +7,26 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
+use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::bulk::{self, Change, ItemFailure};
+use roastery_domain::cupping::LotRef;
+use roastery_domain::green_lot::GreenLot;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
+use roastery_domain::lot_source::SourceError;
 use roastery_domain::order::{
-    CustomerType, Order, OrderError, OrderInput, OrderItem, OrderStatus, plan_orders,
+    Allocation, CustomerType, Order, OrderError, OrderInput, OrderItem, OrderStatus, Shipment,
+    plan_orders, shipment_weight,
 };
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
+use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::{LotKind, Stock, StockError};
+use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
-use crate::error::AppError;
+use crate::error::{AppError, StoreError};
 use crate::repo::*;
-use crate::{Roastery, Store};
+use crate::{Repos, Roastery, Store};
 
 /// One order of a `setOrders` call, as the client sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +48,91 @@ pub struct SetOrderItem {
 pub struct SetOrderStatus {
     pub order_id: Uuid,
     pub status: String,
+}
+
+/// `mrp.order.shipOrder`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShipOrder {
+    pub order_id: Uuid,
+    pub shipped_date: DateTime<Utc>,
+    pub allocations: Vec<ShipAllocation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShipAllocation {
+    pub sku: String,
+    pub lot_id: Uuid,
+    pub quantity: i32,
+}
+
+/// A lot an order ships from, as loaded.
+enum Held {
+    Green(GreenLot),
+    Roasted(RoastedLot),
+    Blended(BlendedLot),
+}
+
+impl Held {
+    fn lot(&self) -> LotRef {
+        let (id, kind) = match self {
+            Self::Green(l) => (l.id, LotKind::Green),
+            Self::Roasted(l) => (l.id, LotKind::Roasted),
+            Self::Blended(l) => (l.id, LotKind::Blended),
+        };
+        LotRef { id, kind }
+    }
+
+    fn lot_number(&self) -> i64 {
+        match self {
+            Self::Green(l) => l.lot_number,
+            Self::Roasted(l) => l.lot_number,
+            Self::Blended(l) => l.lot_number,
+        }
+    }
+
+    fn stock(&self) -> &Stock {
+        match self {
+            Self::Green(l) => &l.stock,
+            Self::Roasted(l) => &l.stock,
+            Self::Blended(l) => &l.stock,
+        }
+    }
+
+    fn stock_mut(&mut self) -> &mut Stock {
+        match self {
+            Self::Green(l) => &mut l.stock,
+            Self::Roasted(l) => &mut l.stock,
+            Self::Blended(l) => &mut l.stock,
+        }
+    }
+
+    fn write(&mut self, tx: &mut impl Repos, now: DateTime<Utc>) -> Result<(), AppError> {
+        match self {
+            Self::Green(l) => {
+                l.last_modified_date = now;
+                tx.update_green_lot(l)?;
+            }
+            Self::Roasted(l) => {
+                l.last_modified_at = now;
+                tx.update_roasted_lot_stock(l)?;
+            }
+            Self::Blended(l) => {
+                l.last_modified_at = now;
+                tx.update_blended_lot_stock(l)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn find_lot(tx: &mut impl Repos, id: Uuid) -> Result<Option<Held>, AppError> {
+    if let Some(l) = tx.green_lot(id)? {
+        return Ok(Some(Held::Green(l)));
+    }
+    if let Some(l) = tx.roasted_lot(id)? {
+        return Ok(Some(Held::Roasted(l)));
+    }
+    Ok(tx.blended_lot(id)?.map(Held::Blended))
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -144,6 +238,111 @@ impl<S: Store> Roastery<S> {
                 .ok_or(OrderError::NotFound(cmd.order_id))?;
             order.set_status(status, now)?;
             tx.update_orders(std::slice::from_ref(&order))?;
+            Ok(order)
+        })
+    }
+
+    /// Ships an order: takes `quantity × packageSize` from each allocated lot, records the
+    /// shipments and their ledger entries, completes the order; one transaction.
+    pub fn ship_order(&self, cmd: ShipOrder) -> Result<Order, AppError> {
+        // Shape first (400): the skus.
+        let skus = cmd
+            .allocations
+            .iter()
+            .map(|a| Sku::parse(&a.sku).map_err(OrderError::from))
+            .collect::<Result<Vec<_>, _>>()?;
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            // resource_not_found: the order, then each lot.
+            let mut order = tx
+                .order(cmd.order_id)?
+                .ok_or(OrderError::NotFound(cmd.order_id))?;
+            let mut held: Vec<Held> = Vec::new();
+            for a in &cmd.allocations {
+                if held.iter().any(|h| h.lot().id == a.lot_id) {
+                    continue;
+                }
+                let lot = find_lot(tx, a.lot_id)?.ok_or(OrderError::LotNotFound(a.lot_id))?;
+                held.push(lot);
+            }
+            let allocations: Vec<Allocation> = cmd
+                .allocations
+                .iter()
+                .zip(&skus)
+                .map(|(a, sku)| Allocation {
+                    sku: sku.clone(),
+                    lot: held
+                        .iter()
+                        .find(|h| h.lot().id == a.lot_id)
+                        .map(Held::lot)
+                        .unwrap_or(LotRef {
+                            id: a.lot_id,
+                            kind: LotKind::Green,
+                        }),
+                    quantity: a.quantity,
+                })
+                .collect();
+            // State rules: the order, the allocations, consumed lots.
+            order.check_allocations(&allocations)?;
+            if let Some(h) = held.iter().find(|h| h.stock().is_consumed()) {
+                return Err(SourceError::Stock {
+                    kind: h.lot().kind,
+                    id: h.lot().id,
+                    error: StockError::Consumed,
+                }
+                .into());
+            }
+            let owners = tx.sku_owners(&skus)?;
+            let external_ids: Vec<String> = owners.iter().map(|(_, p)| p.clone()).collect();
+            let products = tx.products_by_external_ids(&external_ids)?;
+            let before: Vec<Weight> = held.iter().map(|h| h.stock().weight()).collect();
+            let mut shipments = Vec::with_capacity(allocations.len());
+            for a in &allocations {
+                let variant = products
+                    .iter()
+                    .flat_map(|p| &p.variants)
+                    .find(|v| v.sku == a.sku)
+                    .ok_or_else(|| {
+                        StoreError::Internal(format!("sku `{}` has no stored variant", a.sku))
+                    })?;
+                let weight = shipment_weight(variant.package_size, a.quantity)?;
+                let h = held
+                    .iter_mut()
+                    .find(|h| h.lot().id == a.lot.id)
+                    .ok_or_else(|| StoreError::Internal("allocated lot not loaded".into()))?;
+                let taken =
+                    h.stock_mut()
+                        .take(weight, now)
+                        .map_err(|error| SourceError::Stock {
+                            kind: a.lot.kind,
+                            id: a.lot.id,
+                            error,
+                        })?;
+                shipments.push(Shipment {
+                    sku: a.sku.clone(),
+                    lot: a.lot,
+                    lot_number: h.lot_number(),
+                    quantity: a.quantity,
+                    weight: taken,
+                });
+            }
+            let movements: Vec<Movement> = held
+                .iter()
+                .zip(before)
+                .map(|(h, before)| Movement {
+                    lot: h.lot(),
+                    kind: EntryKind::Shipment,
+                    before,
+                    after: h.stock().weight(),
+                    reference: Some(Reference::Order(order.id)),
+                })
+                .collect();
+            for h in &mut held {
+                h.write(tx, now)?;
+            }
+            order.ship(shipments, cmd.shipped_date, now);
+            tx.record_shipments(&order)?;
+            tx.insert_ledger_entries(&self.ledger_entries("mrp.order.shipOrder", now, &movements))?;
             Ok(order)
         })
     }

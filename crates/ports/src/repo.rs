@@ -7,9 +7,11 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::cupping::LotRef;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::green_lot::GreenLot;
+use roastery_domain::ledger::{Direction, Edge, LedgerEntry};
 use roastery_domain::location::Location;
 use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::{Page, PageRequest};
@@ -21,6 +23,7 @@ use roastery_domain::roast_curve::RoastCurve;
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
+use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
 use crate::error::StoreError;
@@ -110,6 +113,8 @@ pub trait RoastRepo {
     fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()>;
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>>;
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>>;
+    /// The roasted lot imported from the roast log with this `roastUUID`.
+    fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>>;
     /// Newest roasted date first; `from` (inclusive) filters on the roasted date.
     fn list_roasted_lots(
         &mut self,
@@ -131,6 +136,8 @@ pub trait RoastRepo {
 pub trait BlendRepo {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()>;
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>>;
+    /// Writes the current weight, consumed date and last-modified date of a stored lot.
+    fn update_blended_lot_stock(&mut self, lot: &BlendedLot) -> StoreResult<()>;
     /// Newest blended date first; `from` (inclusive) filters on the blended date.
     fn list_blended_lots(
         &mut self,
@@ -262,7 +269,70 @@ pub trait OrderRepo {
     /// order date and creation time never change).
     fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()>;
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>>;
+    /// Stores the shipped date and the shipments of an order, with its status and `updated_at`.
+    fn record_shipments(&mut self, order: &Order) -> StoreResult<()>;
     /// Newest `orderDate` first.
     fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest)
     -> StoreResult<Page<Order>>;
+}
+
+/// Which ledger entries a listing returns: one lot's, `createdDate` from (inclusive) / to
+/// (exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LedgerFilter {
+    pub lot_id: Option<Uuid>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+}
+
+impl LedgerFilter {
+    pub fn matches(&self, e: &LedgerEntry) -> bool {
+        self.lot_id.is_none_or(|id| e.lot.id == id)
+            && self.from.is_none_or(|from| e.created_date >= from)
+            && self.to.is_none_or(|to| e.created_date < to)
+    }
+}
+
+/// A lot's weight beside the sum of its ledger entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LotAudit {
+    pub lot: LotRef,
+    pub lot_number: i64,
+    pub weight: Weight,
+    pub consumed: bool,
+    /// Sum of the lot's entries' deltas, in micro-units of the lot's unit.
+    pub ledger_micros: i64,
+}
+
+/// A lot as a trace shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedLot {
+    pub lot: LotRef,
+    pub lot_number: i64,
+    pub name: String,
+    pub weight: Weight,
+    pub location_id: Option<Uuid>,
+    pub consumed_at: Option<DateTime<Utc>>,
+}
+
+/// The ledger (append-only: there is no method to change or remove an entry) and the genealogy.
+pub trait TraceRepo {
+    fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()>;
+    /// Newest `createdDate` first.
+    fn list_ledger_entries(
+        &mut self,
+        filter: &LedgerFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<LedgerEntry>>;
+    /// Every lot with the sum of its entries.
+    fn ledger_audit(&mut self) -> StoreResult<Vec<LotAudit>>;
+    /// Every edge reachable from `start` in `direction`, any depth, found in one query: ledger
+    /// transfers, roast and blend sources, shipments.
+    fn trace_edges(&mut self, start: LotRef, direction: Direction) -> StoreResult<Vec<Edge>>;
+    /// The stored lots among `lots`, in any order.
+    fn traced_lots(&mut self, lots: &[LotRef]) -> StoreResult<Vec<TracedLot>>;
+    /// The orders shipped from any of these lots (with their shipments).
+    fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>>;
+    /// The cuppings that cupped any of these lots.
+    fn cuppings_of_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Cupping>>;
 }

@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::lot_source::{self, SourceError, SourceInfo, UsedSource};
+use roastery_domain::cupping::LotRef as LotKey;
+use roastery_domain::ledger::{EntryKind, Movement, Reference};
+use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use roastery_domain::profile::{
     self, Component, ComponentDraft, GreenLotRef, NewProfile, Profile, ProfileError,
@@ -15,14 +17,15 @@ use roastery_domain::profile::{
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
-use roastery_domain::stock::{LotKind, StockError};
+use roastery_domain::stock::LotKind;
 use roastery_domain::text;
-use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
-use crate::error::AppError;
+use crate::error::{AppError, StoreError};
 use crate::green_lot::{GreenLotView, WeightInput};
+use crate::lot_sources;
 use crate::project::resolve_projects;
 use crate::repo::*;
 use crate::{Repos, Roastery, Store};
@@ -98,6 +101,37 @@ pub struct RecordRoast {
     pub projects: Vec<String>,
 }
 
+/// A roast log to import: the parsed log and what the request adds to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportRoastLog {
+    pub log: RoastLog,
+    pub location_id: Uuid,
+    /// Each green lot used; the used weight may be left out when exactly one lot is given (the
+    /// log's green weight is used).
+    pub green_lots: Vec<(Uuid, Option<WeightInput>)>,
+    /// The roasted lot's name; the log's title when absent.
+    pub name: Option<String>,
+    pub profile_id: Option<Uuid>,
+    pub projects: Vec<String>,
+}
+
+/// What an import request lacks that the log cannot supply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoastLogImportError {
+    #[error(
+        "greenLots[{index}].usedWeight is required when more than one green lot is given; the log's green weight is used only for a single lot"
+    )]
+    UsedWeightMissing { index: usize },
+    #[error("name is required when the roast log has no title")]
+    NameMissing,
+}
+
+impl roastery_domain::BrokenRule for RoastLogImportError {
+    fn violation(&self) -> roastery_domain::Violation {
+        roastery_domain::Violation::MissingParameter
+    }
+}
+
 /// What a roast left behind: the new roasted lot and its green lots after the roast.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedRoast {
@@ -113,19 +147,6 @@ pub struct ImportProfile {
     pub components: Vec<ComponentDraft>,
     pub reference_roast_id: Option<Uuid>,
     pub projects: Vec<String>,
-}
-
-/// The weights of a roast or blend request as domain values. A consumed source (a state rule)
-/// ranks before a negative weight, so it is reported first when both apply.
-pub(crate) fn used_weights(
-    inputs: &[(Uuid, WeightInput)],
-    consumed: Option<AppError>,
-) -> Result<Vec<Weight>, AppError> {
-    let weights: Result<Vec<Weight>, AppError> = inputs.iter().map(|(_, w)| w.weight()).collect();
-    match (weights, consumed) {
-        (Err(_), Some(consumed)) => Err(consumed),
-        (weights, _) => weights,
-    }
 }
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
@@ -193,6 +214,31 @@ fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, Ap
         profile,
         reference_roast,
     })
+}
+
+/// The roast made from the roast log with this `roastUUID`, with its green lots as they are now.
+fn imported_roast(
+    tx: &mut impl Repos,
+    external_id: &str,
+) -> Result<Option<RecordedRoast>, AppError> {
+    let Some(lot) = tx.roasted_lot_by_external_id(external_id)? else {
+        return Ok(None);
+    };
+    let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
+    let mut found = tx.green_lots_by_ids(&ids)?;
+    found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
+    let mut green_lots = Vec::with_capacity(found.len());
+    for lot in found {
+        let location = match lot.location_id {
+            Some(id) => tx.location(id)?,
+            None => None,
+        };
+        green_lots.push(GreenLotView { lot, location });
+    }
+    Ok(Some(RecordedRoast {
+        roasted_lot: roasted_view(tx, lot)?,
+        green_lots,
+    }))
 }
 
 impl<S: Store> Roastery<S> {
@@ -301,14 +347,27 @@ impl<S: Store> Roastery<S> {
             let mut lot = tx
                 .roasted_lot(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
-            let weight = match cmd.weight.weight() {
-                Ok(weight) => weight,
-                // A consumed lot (a state rule) ranks before a negative weight.
-                Err(_) if lot.stock.is_consumed() => return Err(StockError::Consumed.into()),
-                Err(e) => return Err(e),
-            };
-            lot.set_weight(weight, now)?;
+            let before = lot.stock.weight();
+            lot.set_weight(
+                roastery_domain::weight::RequestedWeight::from(cmd.weight),
+                now,
+            )?;
             tx.update_roasted_lot_stock(&lot)?;
+            let movement = Movement {
+                lot: LotKey {
+                    id: lot.id,
+                    kind: LotKind::Roasted,
+                },
+                kind: EntryKind::SetWeight,
+                before,
+                after: lot.stock.weight(),
+                reference: None,
+            };
+            tx.insert_ledger_entries(&self.ledger_entries(
+                "inventory.roast.setRoastedLotWeight",
+                now,
+                &[movement],
+            ))?;
             roasted_view(tx, lot)
         })
     }
@@ -316,10 +375,82 @@ impl<S: Store> Roastery<S> {
     /// Records a roast: takes each used weight from its green lot (consuming lots that reach
     /// zero), creates the roasted lot with its details and curves, all in one transaction.
     pub fn record_roast(&self, cmd: RecordRoast) -> Result<RecordedRoast, AppError> {
+        self.record_roast_from(cmd, None)
+    }
+
+    /// Imports a roast log (api-decisions §9): records the roast it describes through the same
+    /// path as [`Self::record_roast`], once per `roastUUID`. A log imported already answers the
+    /// roasted lot it made and changes nothing, also when a concurrent import of the same log
+    /// commits first.
+    pub fn import_roast_log(&self, cmd: ImportRoastLog) -> Result<RecordedRoast, AppError> {
+        let logged = LoggedRoast::from_log(&cmd.log)?;
+        let green_lots = match cmd.green_lots.as_slice() {
+            [(id, None)] => vec![(
+                *id,
+                WeightInput {
+                    amount: logged.green_weight.amount,
+                    unit: logged.green_weight.unit,
+                },
+            )],
+            lots => lots
+                .iter()
+                .enumerate()
+                .map(|(index, (id, used))| {
+                    used.map(|w| (*id, w))
+                        .ok_or(RoastLogImportError::UsedWeightMissing { index })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let name = cmd
+            .name
+            .or_else(|| logged.title.clone())
+            .ok_or(RoastLogImportError::NameMissing)?;
+        let external_id = logged.external_id.clone();
+        let record = RecordRoast {
+            name,
+            location_id: cmd.location_id,
+            roasted_date: logged.roasted_date,
+            weight: WeightInput {
+                amount: logged.roasted_weight.amount,
+                unit: logged.roasted_weight.unit,
+            },
+            green_lots,
+            profile_id: cmd.profile_id,
+            details: Some(logged.details),
+            curves: logged
+                .curves
+                .into_iter()
+                .map(|c| CurveDraft {
+                    name: c.name,
+                    unit: c.unit,
+                    data_points: c.data_points,
+                })
+                .collect(),
+            projects: cmd.projects,
+        };
+        match self.record_roast_from(record, Some(external_id.clone())) {
+            // A concurrent import of the same log committed first: answer what it made.
+            Err(AppError::Store(StoreError::Duplicate(cause))) => {
+                tracing::info!(%external_id, "roast log imported concurrently; answering its roast");
+                self.store
+                    .read(|tx| imported_roast(tx, &external_id))?
+                    .ok_or(AppError::Store(StoreError::Duplicate(cause)))
+            }
+            other => other,
+        }
+    }
+
+    /// Records a roast, described by the client or by the roast log `external_id` names. A roast
+    /// log recorded already is answered as it is.
+    fn record_roast_from(
+        &self,
+        cmd: RecordRoast,
+        external_id: Option<String>,
+    ) -> Result<RecordedRoast, AppError> {
         // Shape first (400): the name, the green lot list, the details and the curves.
         text::required("name", &cmd.name, text::NAME_MAX).map_err(RoastError::from)?;
         roastery_domain::project::check_references(&cmd.projects)?;
-        let ids: Vec<Uuid> = cmd.green_lots.iter().map(|(id, _)| *id).collect();
+        let ids = lot_sources::ids(&cmd.green_lots);
         lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
         let details = cmd.details.clone().map(RoastDetails::new).transpose()?;
         let curves = cmd
@@ -331,6 +462,11 @@ impl<S: Store> Roastery<S> {
         let id = self.ids.new_id();
         let now = self.clock.now();
         self.store.write(|tx| {
+            if let Some(external_id) = &external_id
+                && let Some(imported) = imported_roast(tx, external_id)?
+            {
+                return Ok(imported);
+            }
             if tx.location(cmd.location_id)?.is_none() {
                 return Err(RoastError::LocationNotFound(cmd.location_id).into());
             }
@@ -340,54 +476,56 @@ impl<S: Store> Roastery<S> {
                 return Err(RoastError::ProfileNotFound(profile_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let mut lots = tx.green_lots_by_ids(&ids)?;
-            if let Some(missing) = ids.iter().find(|id| !lots.iter().any(|l| l.id == **id)) {
-                return Err(RoastError::from(SourceError::NotFound {
-                    kind: LotKind::Green,
-                    id: *missing,
-                })
-                .into());
-            }
-            lots.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
-            let consumed = || {
-                lots.iter().find(|l| l.is_consumed()).map(|l| {
-                    AppError::from(RoastError::from(SourceError::Stock {
-                        kind: LotKind::Green,
-                        id: l.id,
-                        error: StockError::Consumed,
-                    }))
-                })
-            };
-            let used = used_weights(&cmd.green_lots, consumed())?;
-            let weight = cmd.weight.weight().map_err(|e| consumed().unwrap_or(e))?;
+            let found = tx.green_lots_by_ids(&ids)?;
+            let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
+                .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
-            let sources = lots
-                .iter_mut()
-                .zip(used)
-                .map(|(lot, used)| UsedSource {
-                    lot: SourceInfo {
-                        lot_id: lot.id,
-                        name: lot.name.clone(),
-                        external_id: lot.external_id.clone(),
-                    },
-                    stock: &mut lot.stock,
-                    used,
-                })
-                .collect();
+            let before: Vec<_> = lots.iter().map(|l| l.weight()).collect();
+            let sources = lot_sources::used(&mut lots, &cmd.green_lots, |lot| {
+                let info = SourceInfo {
+                    lot_id: lot.id,
+                    name: lot.name.clone(),
+                    external_id: lot.external_id.clone(),
+                };
+                (info, &mut lot.stock)
+            });
+            // The domain decides: consumed sources, then the used and roasted weights.
             let roasted = roast::record_roast(
                 NewRoast {
                     name: cmd.name.clone(),
                     location_id: cmd.location_id,
                     roasted_date: cmd.roasted_date,
-                    weight,
+                    weight: roastery_domain::weight::RequestedWeight::from(cmd.weight),
                     profile_id: cmd.profile_id,
                     projects,
+                    external_id: external_id.clone(),
                 },
                 sources,
                 id,
                 lot_number,
                 now,
             )?;
+            let roasted_ref = LotKey {
+                id: roasted.id,
+                kind: LotKind::Roasted,
+            };
+            let mut movements: Vec<Movement> = lots
+                .iter()
+                .zip(before)
+                .map(|(lot, before)| Movement {
+                    lot: crate::green_lot::green_ref(lot.id),
+                    kind: EntryKind::RoastInput,
+                    before,
+                    after: lot.weight(),
+                    reference: Some(Reference::Lot(roasted_ref)),
+                })
+                .collect();
+            movements.push(Movement::created(
+                roasted_ref,
+                EntryKind::RoastOutput,
+                roasted.stock.weight(),
+            ));
+            let entries = self.ledger_entries("inventory.roast.recordRoast", now, &movements);
             let mut green_lots = Vec::with_capacity(lots.len());
             for mut lot in lots {
                 lot.last_modified_date = now;
@@ -399,6 +537,7 @@ impl<S: Store> Roastery<S> {
                 green_lots.push(GreenLotView { lot, location });
             }
             tx.insert_roasted_lot(&roasted)?;
+            tx.insert_ledger_entries(&entries)?;
             if let Some(details) = &details {
                 tx.insert_roast_details(roasted.id, details)?;
             }
@@ -565,7 +704,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn green_weight(s: &Setup, i: usize) -> Weight {
+    fn green_weight(s: &Setup, i: usize) -> roastery_domain::weight::Weight {
         s.app
             .store()
             .read(|tx| Ok(tx.green_lot(s.green[i])?.unwrap().stock.weight()))

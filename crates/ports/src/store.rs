@@ -23,6 +23,7 @@ pub trait Repos:
     + PhysicalRepo
     + ProductRepo
     + OrderRepo
+    + TraceRepo
 {
 }
 
@@ -38,6 +39,7 @@ impl<T> Repos for T where
         + PhysicalRepo
         + ProductRepo
         + OrderRepo
+        + TraceRepo
 {
 }
 
@@ -66,4 +68,19 @@ pub trait Store: Clone + Send + Sync + 'static {
         &self,
         work: impl FnMut(&mut Self::Tx) -> Result<T, AppError>,
     ) -> Result<T, AppError>;
+
+    /// The connection pool's state right now, for operators' gauges; `None` for a store
+    /// without a pool.
+    fn pool_state(&self) -> Option<PoolState> {
+        None
+    }
+}
+
+/// Connections of a store's pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolState {
+    /// Checked out by a unit of work.
+    pub in_use: u32,
+    /// Open and waiting in the pool.
+    pub idle: u32,
 }

@@ -1,4 +1,4 @@
-//! The command line: `serve`, `accounts create|list|revoke`, `seed demo`.
+//! The command line: `serve`, `accounts create|list|revoke`, `seed demo|bench`, `verify`, `trace`.
 
 #![allow(
     clippy::print_stdout,
@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use roastery_domain::scope::Scope;
+use roastery_ports::Caller;
 
 use crate::config::Config;
 use crate::startup::{Application, open_roastery};
@@ -44,6 +45,31 @@ pub enum Command {
         #[command(subcommand)]
         command: SeedCommand,
     },
+    /// Audit the ledger: every lot's entries sum to its weight and consumed lots weigh zero.
+    /// Exits 1 naming each lot that disagrees.
+    Verify,
+    /// Print the genealogy of a lot.
+    Trace {
+        /// A green, roasted or blended lot id.
+        lot_id: uuid::Uuid,
+        #[arg(long, value_enum, default_value_t = TraceDirection::Upstream)]
+        direction: TraceDirection,
+        /// `csv`: one row per edge, for spreadsheets; `json`: lots, edges, orders and cuppings.
+        #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
+        format: TraceFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceDirection {
+    Upstream,
+    Downstream,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    Csv,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,10 +98,28 @@ pub enum AccountsCommand {
 pub enum SeedCommand {
     /// A realistic demo data set, loaded through the same use cases as the API.
     Demo,
+    /// The benchmark data set (`make bench`): many green lots, roasts and orders, written through
+    /// the use cases from several threads; prints the ids the load scenarios use as JSON.
+    Bench {
+        #[arg(long, default_value_t = 100_000)]
+        green_lots: usize,
+        #[arg(long, default_value_t = 200)]
+        roasts: usize,
+        #[arg(long, default_value_t = 1_000)]
+        orders: usize,
+        /// Writers in parallel (each one transaction per use case).
+        #[arg(long, default_value_t = 4)]
+        threads: usize,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
+    run_with(cli, config)
+}
+
+/// Runs `cli` with `config` already loaded (from `cli.config` and the environment).
+pub fn run_with(cli: Cli, config: Config) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve => serve(config),
         Command::Openapi => {
@@ -88,7 +132,63 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Accounts { command } => accounts(&config, command),
         Command::Seed {
             command: SeedCommand::Demo,
-        } => crate::seed::demo(&open_roastery(&config.database_url, Some(2))?),
+        } => {
+            // Ledger entries of the demo name the seed as their client.
+            let app = open_roastery(&config.database_url, Some(2))?.acting_as(Caller {
+                client_id: "seed".into(),
+                operation: None,
+            });
+            crate::seed::demo(&app)
+        }
+        Command::Verify => {
+            let app = open_roastery(&config.database_url, Some(2))?;
+            if !crate::traceability::verify(&app, &mut std::io::stdout())? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
+        Command::Trace {
+            lot_id,
+            direction,
+            format,
+        } => {
+            let app = open_roastery(&config.database_url, Some(2))?;
+            let direction = match direction {
+                TraceDirection::Upstream => roastery_domain::ledger::Direction::Upstream,
+                TraceDirection::Downstream => roastery_domain::ledger::Direction::Downstream,
+            };
+            let trace = app.trace_lot(lot_id, direction)?;
+            let out = &mut std::io::stdout();
+            match format {
+                TraceFormat::Csv => crate::traceability::write_csv(&trace, out)?,
+                TraceFormat::Json => crate::traceability::write_json(&trace, out)?,
+            }
+            Ok(())
+        }
+        Command::Seed {
+            command:
+                SeedCommand::Bench {
+                    green_lots,
+                    roasts,
+                    orders,
+                    threads,
+                },
+        } => crate::bench_data::bench(
+            &open_roastery(
+                &config.database_url,
+                Some(u32::try_from(threads.max(1)).unwrap_or(u32::MAX)),
+            )?
+            .acting_as(Caller {
+                client_id: "seed".into(),
+                operation: None,
+            }),
+            crate::bench_data::BenchSize {
+                green_lots,
+                roasts,
+                orders,
+                threads,
+            },
+        ),
     }
 }
 

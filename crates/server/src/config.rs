@@ -26,8 +26,11 @@ pub struct Config {
     pub workers: Option<usize>,
     /// Database connections in the pool (`ROASTERY_POOL_SIZE`).
     pub pool_size: Option<u32>,
-    /// `text` or `json` (`ROASTERY_LOG_FORMAT`).
-    pub log_format: String,
+    /// `pretty` or `json` (`ROASTERY_LOG_FORMAT`; `text` is read as `pretty`); unset: `pretty`
+    /// when standard error is a terminal, else `json`.
+    pub log_format: Option<LogFormat>,
+    /// `on` (default) or `off`: serves `GET /metrics` (`ROASTERY_METRICS`).
+    pub metrics: Switch,
     /// Seconds a client may take to send its request head (`ROASTERY_HEADER_TIMEOUT`).
     pub header_timeout: u64,
     /// Seconds a client may take to send its request body (`ROASTERY_BODY_TIMEOUT`).
@@ -62,7 +65,8 @@ impl Default for Config {
             rate_limit: "5/s,burst=10".into(),
             workers: None,
             pool_size: None,
-            log_format: "text".into(),
+            log_format: None,
+            metrics: Switch::On,
             header_timeout: 10,
             body_timeout: 30,
             max_connections: 10_000,
@@ -129,7 +133,12 @@ impl Config {
             self.pool_size = Some(v.parse().context("ROASTERY_POOL_SIZE must be a number")?);
         }
         if let Some(v) = var("ROASTERY_LOG_FORMAT") {
-            self.log_format = v;
+            self.log_format = Some(LogFormat::parse(&v).map_err(anyhow::Error::msg)?);
+        }
+        if let Some(v) = var("ROASTERY_METRICS") {
+            self.metrics = Switch::parse(&v).ok_or_else(|| {
+                anyhow::anyhow!("ROASTERY_METRICS must be `on` or `off`, not `{v}`")
+            })?;
         }
         let seconds = |name: &str, v: String| -> anyhow::Result<u64> {
             match v.parse::<u64>() {
@@ -177,6 +186,56 @@ impl Config {
     }
 }
 
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// For people: one coloured line per event, with its span's fields.
+    #[serde(alias = "text")]
+    Pretty,
+    /// For log collectors: one JSON object per line.
+    Json,
+}
+
+impl LogFormat {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "pretty" | "text" => Ok(Self::Pretty),
+            "json" => Ok(Self::Json),
+            _ => Err(format!(
+                "ROASTERY_LOG_FORMAT must be `pretty` or `json`, not `{text}`"
+            )),
+        }
+    }
+
+    /// The setting, or when unset: `pretty` for a person at a terminal, `json` for a collector.
+    pub fn resolve(setting: Option<Self>, terminal: bool) -> Self {
+        setting.unwrap_or(if terminal { Self::Pretty } else { Self::Json })
+    }
+}
+
+/// An `on`/`off` setting.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Switch {
+    On,
+    Off,
+}
+
+impl Switch {
+    fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "on" => Some(Self::On),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+
+    pub fn is_on(self) -> bool {
+        self == Self::On
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +272,56 @@ mod tests {
             .apply_env(|name| (name == "ROASTERY_RATE_LIMIT").then(|| "5 per second".into()))
             .unwrap_err();
         assert!(err.to_string().contains("5 per second"), "{err}");
+    }
+
+    #[test]
+    fn the_log_format_is_read_from_the_file_and_the_environment() {
+        let config: Config = toml::from_str("log_format = \"json\"").unwrap();
+        assert_eq!(config.log_format, Some(LogFormat::Json));
+        let config: Config = toml::from_str("log_format = \"text\"").unwrap();
+        assert_eq!(config.log_format, Some(LogFormat::Pretty));
+        assert!(toml::from_str::<Config>("log_format = \"xml\"").is_err());
+        let mut config = Config::default();
+        assert_eq!(config.log_format, None);
+        config
+            .apply_env(|name| (name == "ROASTERY_LOG_FORMAT").then(|| "JSON".into()))
+            .unwrap();
+        assert_eq!(config.log_format, Some(LogFormat::Json));
+        let err = config
+            .apply_env(|name| (name == "ROASTERY_LOG_FORMAT").then(|| "xml".into()))
+            .unwrap_err();
+        assert!(err.to_string().contains("pretty` or `json"), "{err}");
+    }
+
+    #[test]
+    fn an_unset_log_format_follows_the_terminal() {
+        assert_eq!(LogFormat::resolve(None, true), LogFormat::Pretty);
+        assert_eq!(LogFormat::resolve(None, false), LogFormat::Json);
+        assert_eq!(
+            LogFormat::resolve(Some(LogFormat::Pretty), false),
+            LogFormat::Pretty
+        );
+        assert_eq!(
+            LogFormat::resolve(Some(LogFormat::Json), true),
+            LogFormat::Json
+        );
+    }
+
+    #[test]
+    fn metrics_can_be_switched_off() {
+        let config: Config = toml::from_str("metrics = \"off\"").unwrap();
+        assert_eq!(config.metrics, Switch::Off);
+        let mut config = Config::default();
+        assert!(config.metrics.is_on());
+        config
+            .apply_env(|name| (name == "ROASTERY_METRICS").then(|| "off".into()))
+            .unwrap();
+        assert!(!config.metrics.is_on());
+        assert!(
+            config
+                .apply_env(|name| (name == "ROASTERY_METRICS").then(|| "maybe".into()))
+                .is_err()
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use roastery_domain::cupping::{CuppingState, LotRef};
 use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::order::Order;
 use roastery_domain::page::PageRequest;
 use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
 use roastery_domain::price::Currency;
@@ -24,12 +25,13 @@ use roastery_ports::blend::CreateBlend;
 use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
-use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus};
+use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::project::ImportProject;
 use roastery_ports::roast::{CurveDraft, ImportProfile, RecordRoast};
 use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
+use uuid::Uuid;
 
 pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
     let mut locations = Vec::new();
@@ -55,16 +57,17 @@ pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
             description: Some(description.into()),
         })?;
     }
-    mrp(app)?;
+    let orders = mrp(app)?;
     let green = green_lots(app, &locations)?;
-    roasts_and_blends(app, &locations)?;
+    let made = roasts_and_blends(app, &locations)?;
+    shipments(app, &orders, made)?;
     quality(app, &green)?;
     println!("demo data loaded");
     Ok(())
 }
 
 /// Shop products with their package sizes, and a few orders along the status machine.
-fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
+fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<Vec<Order>> {
     let products = [
         (
             "SHOP-GUJI",
@@ -141,6 +144,7 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
             "RETAIL",
             &[("HOUSE-SAMPLE", 3), ("HUILA-250", 1)],
         ),
+        order("WEB-1005", 1, "Café Nord", "WHOLESALE", &[("HOUSE-250", 8)]),
     ])?;
     for (index, statuses) in [
         (0, &["IN_PROGRESS", "COMPLETED"][..]),
@@ -156,6 +160,35 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
                 status: (*status).into(),
             })?;
         }
+    }
+    Ok(orders)
+}
+
+/// Ships two orders from the demo's lots, so a bag can be traced back to its green lots at once.
+fn shipments<S: Store>(
+    app: &Roastery<S>,
+    orders: &[Order],
+    (guji_roast, house_blend): (Option<Uuid>, Uuid),
+) -> anyhow::Result<()> {
+    let shipped = Utc::now() - TimeDelta::hours(2);
+    let mut plan = vec![("WEB-1005", "HOUSE-250", house_blend, 8)];
+    if let Some(guji) = guji_roast {
+        plan.push(("WEB-1002", "GUJI-250", guji, 2));
+    }
+    for (external_id, sku, lot_id, quantity) in plan {
+        let order = orders
+            .iter()
+            .find(|o| o.external_id == external_id)
+            .ok_or_else(|| anyhow::anyhow!("demo order {external_id} missing"))?;
+        app.ship_order(ShipOrder {
+            order_id: order.id,
+            shipped_date: shipped,
+            allocations: vec![ShipAllocation {
+                sku: sku.into(),
+                lot_id,
+                quantity,
+            }],
+        })?;
     }
     Ok(())
 }
@@ -376,13 +409,14 @@ fn demo_details(technician: &str, minutes: &str, agtron: i64) -> anyhow::Result<
 }
 
 /// A house espresso profile, three roasts from the demo green lots and a blend of two of them.
+/// Returns the Guji roast (when there is Guji on the floor) and the house blend.
 fn roasts_and_blends<S: Store>(
     app: &Roastery<S>,
     locations: &[roastery_domain::location::Location],
-) -> anyhow::Result<()> {
-    let Some(floor) = locations.get(1) else {
-        return Ok(());
-    };
+) -> anyhow::Result<(Option<Uuid>, Uuid)> {
+    let floor = locations
+        .get(1)
+        .ok_or_else(|| anyhow::anyhow!("demo roastery floor missing"))?;
     let green = app.list_green_lots(None, PageRequest::default())?.items;
     let by_external_id = |external_id: &str| {
         green
@@ -442,8 +476,9 @@ fn roasts_and_blends<S: Store>(
         curves: vec![demo_curve("BT", 90, 215)],
         projects: vec!["Espresso Program".into()],
     })?;
-    if let Some(guji) = guji_on_floor {
-        app.record_roast(RecordRoast {
+    let guji_roast = match guji_on_floor {
+        None => None,
+        Some(guji) => Some(app.record_roast(RecordRoast {
             name: "Guji Filter Roast".into(),
             location_id: floor.id,
             roasted_date: day(18, 8)?,
@@ -453,9 +488,10 @@ fn roasts_and_blends<S: Store>(
             details: Some(demo_details("Ana", "10", 70)?),
             curves: vec![demo_curve("BT", 100, 205)],
             projects: Vec::new(),
-        })?;
+        })?),
     }
-    app.create_blend(CreateBlend {
+    .map(|r| r.roasted_lot.lot.id);
+    let blend = app.create_blend(CreateBlend {
         name: "House Blend".into(),
         location_id: floor.id,
         blended_date: day(19, 10)?,
@@ -465,5 +501,5 @@ fn roasts_and_blends<S: Store>(
         ],
         projects: vec!["Espresso Program".into()],
     })?;
-    Ok(())
+    Ok((guji_roast, blend.lot.id))
 }

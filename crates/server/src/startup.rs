@@ -110,8 +110,11 @@ impl Application {
             Some(shared) => state.with_shared_rate_limit(rate_limit, Arc::new(shared)),
             None => state.with_rate_limit(rate_limit),
         };
-        let state =
-            web::Data::new(state.with_body_timeout(Duration::from_secs(config.body_timeout)));
+        let state = web::Data::new(
+            state
+                .with_body_timeout(Duration::from_secs(config.body_timeout))
+                .with_metrics(config.metrics.is_on()),
+        );
         let mut limits = ServerLimits {
             request_head_timeout: Duration::from_secs(config.header_timeout),
             max_connections_per_worker: config.max_connections.max(1),

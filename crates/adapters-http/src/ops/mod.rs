@@ -9,17 +9,18 @@
 mod blend;
 mod core;
 mod cupping;
-mod green;
+pub(crate) mod green;
 mod mrp;
 mod physical;
 mod registry;
 mod roast;
+mod trace;
 
 use std::sync::Arc;
 
 use actix_web::HttpResponse;
 use roastery_domain::page::{PageRequest, Position};
-use roastery_ports::{AppError, Roastery, Store};
+use roastery_ports::{AppError, Caller, Roastery, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -150,6 +151,13 @@ registry::operations! {
         handler: roast::set_roasted_lot_weight,
         summary: "Set the weight of a roasted lot; zero consumes it.",
     }
+    ImportRoastLog {
+        name: "inventory.roast.importRoastLog",
+        scope: InventoryRoast,
+        shape: Write<roast::ImportRoastLogData, roast::RecordRoastResult>,
+        handler: roast::import_roast_log,
+        summary: "Import an Artisan roast log as a complete roast; once per roastUUID (a retry answers the existing roasted lot).",
+    }
 
     CreateBlend {
         name: "inventory.blend.createBlend",
@@ -259,12 +267,36 @@ registry::operations! {
         handler: mrp::set_order_status,
         summary: "Move an order along its status machine.",
     }
+    ShipOrder {
+        name: "mrp.order.shipOrder",
+        scope: MrpOrder,
+        shape: Write<mrp::ShipOrderData, mrp::OrderResult>,
+        handler: mrp::ship_order,
+        summary: "Ship an order from lots: takes quantity × package size from each; completes it.",
+    }
+
+    TraceLot {
+        name: "inventory.trace.traceLot",
+        scope: InventoryTrace,
+        shape: Read<trace::TraceFilterData, trace::TraceResult>,
+        handler: trace::trace_lot,
+        summary: "The whole genealogy of a lot, upstream or downstream: lots, edges, orders, cuppings.",
+    }
+    ListLedgerEntries {
+        name: "inventory.trace.listLedgerEntries",
+        scope: InventoryTrace,
+        shape: Page<trace::LedgerFilterData, trace::LedgerEntriesResult>,
+        handler: trace::list_ledger_entries,
+        summary: "Ledger entries (every change of a lot's weight), newest first.",
+    }
 }
 
 /// One operation call.
 pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
     pub operation: Operation,
+    /// The authenticated client: ledger entries name it.
+    pub client_id: Arc<str>,
 }
 
 impl<S: Store> Ctx<S> {
@@ -272,7 +304,13 @@ impl<S: Store> Ctx<S> {
         &self,
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        self.state.run(work).await
+        let caller = Caller {
+            client_id: self.client_id.clone(),
+            operation: Some(self.operation.name()),
+        };
+        self.state
+            .run(move |app| work(&app.acting_as(caller)))
+            .await
     }
 
     pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {

@@ -4,7 +4,9 @@ use actix_web::HttpResponse;
 use roastery_domain::order::Order;
 use roastery_domain::product::Product;
 use roastery_ports::Store;
-use roastery_ports::order::{ListOrders, SetOrder, SetOrderItem, SetOrderStatus};
+use roastery_ports::order::{
+    ListOrders, SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder,
+};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -13,7 +15,7 @@ use uuid::Uuid;
 use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Instant, NoFilter, ReadRequest, WriteRequest, required};
+use crate::wire::{Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required};
 
 // --- Products --------------------------------------------------------------------------------
 
@@ -196,6 +198,29 @@ pub struct OrderDto {
     pub customer_type: Option<String>,
     pub status: String,
     pub order_items: Vec<OrderItemDto>,
+    /// Null until shipped.
+    pub shipped_date: Option<Instant>,
+    /// Empty until shipped.
+    pub shipments: Vec<ShipmentDto>,
+}
+
+/// Packages of one SKU shipped from one lot; `weight` is what left the lot, in its unit.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShipmentDto {
+    pub sku: String,
+    pub lot: ShippedLotDto,
+    pub quantity: i32,
+    pub weight: WeightDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShippedLotDto {
+    pub id: Uuid,
+    /// `INVENTORY_GREEN`, `INVENTORY_ROAST` or `INVENTORY_BLEND`.
+    #[serde(rename = "type")]
+    pub lot_type: &'static str,
+    pub lot_number: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -220,6 +245,24 @@ impl From<Order> for OrderDto {
                 .map(|i| OrderItemDto {
                     sku: i.sku.to_string(),
                     quantity: i.quantity,
+                })
+                .collect(),
+            shipped_date: o.shipped_date.map(Into::into),
+            shipments: o
+                .shipments
+                .into_iter()
+                .map(|s| ShipmentDto {
+                    sku: s.sku.to_string(),
+                    lot: ShippedLotDto {
+                        id: s.lot.id,
+                        lot_type: s.lot.kind.reference_type(),
+                        lot_number: roastery_domain::stock::number(
+                            s.lot.kind.prefix(),
+                            s.lot_number,
+                        ),
+                    },
+                    quantity: s.quantity,
+                    weight: s.weight.into(),
                 })
                 .collect(),
         }
@@ -261,6 +304,54 @@ pub struct DateRange {
 pub struct SetOrderStatusData {
     pub order_id: Option<Uuid>,
     pub status: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShipOrderData {
+    pub order_id: Option<Uuid>,
+    pub shipped_date: Option<Instant>,
+    pub allocations: Option<Vec<AllocationData>>,
+}
+
+/// `quantity` packages of `sku` taken from the green, roasted or blended lot `lotId`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AllocationData {
+    pub sku: Option<String>,
+    pub lot_id: Option<Uuid>,
+    /// int32; must be above zero.
+    pub quantity: Option<i32>,
+}
+
+pub(super) async fn ship_order<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<ShipOrderData>>(body)?.data()?;
+    let order_id = required(data.order_id, "data.orderId")?;
+    let shipped_date = required(data.shipped_date, "data.shippedDate")?.0;
+    let allocations = required(data.allocations, "data.allocations")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let at = |field: &str| format!("data.allocations[{i}].{field}");
+            Ok(ShipAllocation {
+                sku: required(a.sku, &at("sku"))?,
+                lot_id: required(a.lot_id, &at("lotId"))?,
+                quantity: required(a.quantity, &at("quantity"))?,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let cmd = ShipOrder {
+        order_id,
+        shipped_date,
+        allocations,
+    };
+    let order = ctx.run(move |app| app.ship_order(cmd)).await?;
+    ctx.ok(OrderResult {
+        order: order.into(),
+    })
 }
 
 fn set_order(index: usize, o: OrderData) -> Result<SetOrder, ApiError> {

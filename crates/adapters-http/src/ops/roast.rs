@@ -12,8 +12,8 @@ use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
 use roastery_ports::green_lot::WeightInput;
 use roastery_ports::roast::{
-    CurveDraft, ImportProfile, LocationRef, LotRef, ProfileView, RecordRoast, RoastDetailsView,
-    RoastedLotView, SetRoastedLotWeight,
+    CurveDraft, ImportProfile, ImportRoastLog, LocationRef, LotRef, ProfileView, RecordRoast,
+    RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -152,6 +152,8 @@ pub struct RoastedLotDto {
     pub id: Uuid,
     pub lot_number: String,
     pub name: String,
+    /// The `roastUUID` of the Artisan log the roast was imported from; null otherwise.
+    pub external_id: Option<String>,
     pub weight: WeightDto,
     pub weight_loss: WeightLossDto,
     pub green_lots: Vec<LotSourceDto>,
@@ -172,6 +174,7 @@ impl TryFrom<RoastedLotView> for RoastedLotDto {
             id: lot.id,
             lot_number: lot.lot_number(),
             name: lot.name,
+            external_id: lot.external_id,
             weight: lot.stock.weight().into(),
             weight_loss: WeightLossDto {
                 amount: Amount(loss.amount.amount()),
@@ -590,6 +593,69 @@ pub(super) async fn record_roast<S: Store>(
         projects: project_names(data.projects, "data.projects")?,
     };
     let done = ctx.run(move |app| app.record_roast(cmd)).await?;
+    ctx.ok(RecordRoastResult {
+        roasted_lot: done.roasted_lot.try_into()?,
+        green_lots: done.green_lots.into_iter().map(Into::into).collect(),
+    })
+}
+
+// ---- importing a roast log ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportRoastLogData {
+    /// `ARTISAN`: an Artisan `.alog` file (a Python literal) or Artisan's JSON export.
+    pub format: Option<String>,
+    /// The text of the log file.
+    pub content: Option<String>,
+    pub location_id: Option<Uuid>,
+    /// `usedWeight` may be left out when exactly one green lot is given: the log's green weight
+    /// is used.
+    pub green_lots: Option<Vec<UsedLotData>>,
+    /// Default: the log's `title`.
+    pub name: Option<String>,
+    pub profile_id: Option<Uuid>,
+    pub projects: Option<Vec<NameRef>>,
+}
+
+pub(super) async fn import_roast_log<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<ImportRoastLogData>>(body)?.data()?;
+    let format = required(data.format, "data.format")?;
+    let content = required(data.content, "data.content")?;
+    let location_id = required(data.location_id, "data.locationId")?;
+    let green_lots = required(data.green_lots, "data.greenLots")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let field = format!("data.greenLots[{i}]");
+            let id = required(l.id, &format!("{field}.id"))?;
+            let used = l
+                .used_weight
+                .map(|w| weight_input(Some(w), &format!("{field}.usedWeight")))
+                .transpose()?;
+            Ok((id, used))
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let projects = project_names(data.projects, "data.projects")?;
+    if format != "ARTISAN" {
+        return Err(ApiError::invalid_parameter(format!(
+            "data.format: `{format}` is not a roast log format; use ARTISAN"
+        )));
+    }
+    let log = crate::artisan::read_log(&content)
+        .map_err(|e| ApiError::invalid_parameter(format!("data.{e}")))?;
+    let cmd = ImportRoastLog {
+        log,
+        location_id,
+        green_lots,
+        name: data.name,
+        profile_id: data.profile_id,
+        projects,
+    };
+    let done = ctx.run(move |app| app.import_roast_log(cmd)).await?;
     ctx.ok(RecordRoastResult {
         roasted_lot: done.roasted_lot.try_into()?,
         green_lots: done.green_lots.into_iter().map(Into::into).collect(),

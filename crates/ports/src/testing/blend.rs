@@ -10,7 +10,7 @@ use crate::repo::{BlendRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
 pub struct BlendData {
-    lots: Vec<BlendedLot>,
+    pub(super) lots: Vec<BlendedLot>,
 }
 
 impl BlendRepo for MemTx {
@@ -21,6 +21,14 @@ impl BlendRepo for MemTx {
 
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
         Ok(self.data.blend.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn update_blended_lot_stock(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        if let Some(stored) = self.data.blend.lots.iter_mut().find(|l| l.id == lot.id) {
+            stored.stock = lot.stock;
+            stored.last_modified_at = lot.last_modified_at;
+        }
+        Ok(())
     }
 
     fn list_blended_lots(

@@ -20,7 +20,7 @@ use crate::repo::*;
 pub struct CuppingData {
     /// Lots registered by tests: (kind, id).
     lots: HashSet<(LotKind, Uuid)>,
-    cuppings: Vec<Cupping>,
+    pub(super) cuppings: Vec<Cupping>,
     results: Vec<CuppingResult>,
 }
 

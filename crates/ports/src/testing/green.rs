@@ -11,7 +11,7 @@ use crate::repo::{GreenLotRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
 pub struct GreenData {
-    lots: Vec<GreenLot>,
+    pub(super) lots: Vec<GreenLot>,
 }
 
 impl GreenLotRepo for MemTx {

@@ -12,6 +12,7 @@ mod order;
 mod physical;
 mod product;
 mod roast;
+mod trace;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -34,6 +35,7 @@ pub struct MemData {
     pub physical: physical::PhysicalData,
     pub product: product::ProductData,
     pub order: order::OrderData,
+    pub ledger: Vec<roastery_domain::ledger::LedgerEntry>,
 }
 
 /// One transaction: a private copy of the data.

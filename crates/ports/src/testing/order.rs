@@ -9,7 +9,7 @@ use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
 pub struct OrderData {
-    orders: Vec<Order>,
+    pub(super) orders: Vec<Order>,
 }
 
 impl OrderRepo for MemTx {
@@ -45,6 +45,16 @@ impl OrderRepo for MemTx {
 
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
         Ok(self.data.order.orders.iter().find(|o| o.id == id).cloned())
+    }
+
+    fn record_shipments(&mut self, order: &Order) -> StoreResult<()> {
+        if let Some(stored) = self.data.order.orders.iter_mut().find(|o| o.id == order.id) {
+            stored.status = order.status;
+            stored.updated_at = order.updated_at;
+            stored.shipped_date = order.shipped_date;
+            stored.shipments.clone_from(&order.shipments);
+        }
+        Ok(())
     }
 
     fn list_orders(

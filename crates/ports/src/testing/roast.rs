@@ -15,7 +15,7 @@ use crate::repo::{RoastRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
 pub struct RoastData {
-    lots: Vec<RoastedLot>,
+    pub(super) lots: Vec<RoastedLot>,
     details: BTreeMap<Uuid, RoastDetails>,
     curves: BTreeMap<Uuid, Vec<RoastCurve>>,
     profiles: Vec<Profile>,
@@ -23,6 +23,18 @@ pub struct RoastData {
 
 impl RoastRepo for MemTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        if let Some(external_id) = &lot.external_id
+            && self
+                .data
+                .roast
+                .lots
+                .iter()
+                .any(|l| l.external_id.as_ref() == Some(external_id))
+        {
+            return Err(crate::StoreError::Duplicate(format!(
+                "roasted lot external id {external_id}"
+            )));
+        }
         self.data.roast.lots.push(lot.clone());
         Ok(())
     }
@@ -37,6 +49,16 @@ impl RoastRepo for MemTx {
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
         Ok(self.data.roast.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {
+        Ok(self
+            .data
+            .roast
+            .lots
+            .iter()
+            .find(|l| l.external_id.as_deref() == Some(external_id))
+            .cloned())
     }
 
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>> {

@@ -1,0 +1,400 @@
+//! The ledger (append-only: rows are inserted and read, never updated or deleted; triggers refuse
+//! both) and the genealogy of lots.
+//!
+//! A trace is one recursive query over the edges of the genealogy: transfers (ledger
+//! `TRANSFER_OUT` entries, merges included), roast and blend sources (which cover lots older than
+//! the ledger too) and shipments. `UNION` (not `UNION ALL`) in the recursive part drops edges
+//! already reached, so weight moved back and forth between two lots cannot loop.
+//!
+//! Raw SQL here interpolates only ids that are [`Uuid`] values (hex digits and dashes) and fixed
+//! words, so nothing a client sends reaches the statement text.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp};
+use roastery_domain::cupping::{Cupping, LotRef};
+use roastery_domain::ledger::{Direction, Edge, EdgeKind, EntryKind, LedgerEntry, Reference};
+use roastery_domain::order::Order;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::stock::LotKind;
+use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::repo::*;
+use uuid::Uuid;
+
+use crate::core::uuid;
+use crate::error::{OrStoreError, corrupt};
+use crate::order::OrderRow;
+use crate::product::CHUNK;
+use crate::schema::{ledger_entries, orders, shipments};
+use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = ledger_entries)]
+#[diesel(treat_none_as_default_value = false)]
+struct EntryRow {
+    id: String,
+    lot_id: String,
+    lot_type: String,
+    kind: String,
+    delta_micros: i64,
+    weight_after_micros: i64,
+    unit: String,
+    reference_id: Option<String>,
+    reference_type: Option<String>,
+    operation: String,
+    client_id: String,
+    created_date: NaiveDateTime,
+}
+
+fn entry_row(e: &LedgerEntry) -> EntryRow {
+    EntryRow {
+        id: e.id.to_string(),
+        lot_id: e.lot.id.to_string(),
+        lot_type: e.lot.kind.reference_type().to_owned(),
+        kind: e.kind.as_str().to_owned(),
+        delta_micros: e.delta_micros,
+        weight_after_micros: e.weight_after.micros(),
+        unit: e.unit().as_str().to_owned(),
+        reference_id: e.reference.map(|r| r.id().to_string()),
+        reference_type: e.reference.map(|r| r.type_name().to_owned()),
+        operation: e.operation.clone(),
+        client_id: e.client_id.clone(),
+        created_date: to_db(e.created_date),
+    }
+}
+
+fn lot_ref(id: &str, lot_type: &str) -> StoreResult<LotRef> {
+    LotRef::parse(uuid("lot", id)?, lot_type).map_err(|e| corrupt("lot reference", e.0))
+}
+
+fn unit(code: &str) -> StoreResult<WeightUnit> {
+    WeightUnit::parse(code).map_err(|e| corrupt("weight unit", e))
+}
+
+fn entry(row: EntryRow) -> StoreResult<LedgerEntry> {
+    let reference = match (&row.reference_id, &row.reference_type) {
+        (Some(id), Some(t)) => Some(
+            Reference::parse(uuid("ledger entry", id)?, t)
+                .ok_or_else(|| corrupt("ledger entry", t))?,
+        ),
+        _ => None,
+    };
+    Ok(LedgerEntry {
+        id: uuid("ledger entry", &row.id)?,
+        lot: lot_ref(&row.lot_id, &row.lot_type)?,
+        kind: EntryKind::parse(&row.kind).ok_or_else(|| corrupt("ledger entry", &row.kind))?,
+        delta_micros: row.delta_micros,
+        weight_after: Weight::from_micros(row.weight_after_micros, unit(&row.unit)?)
+            .map_err(|e| corrupt("ledger entry", e))?,
+        reference,
+        operation: row.operation,
+        client_id: row.client_id,
+        created_date: from_db(row.created_date),
+    })
+}
+
+#[derive(QueryableByName)]
+struct EdgeRow {
+    #[diesel(sql_type = Text)]
+    from_id: String,
+    #[diesel(sql_type = Text)]
+    from_type: String,
+    #[diesel(sql_type = Text)]
+    to_id: String,
+    #[diesel(sql_type = Text)]
+    to_type: String,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = BigInt)]
+    weight_micros: i64,
+    #[diesel(sql_type = Text)]
+    weight_unit: String,
+    #[diesel(sql_type = Timestamp)]
+    at: NaiveDateTime,
+}
+
+#[derive(QueryableByName)]
+struct LotRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    lot_type: String,
+    #[diesel(sql_type = BigInt)]
+    lot_number: i64,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = BigInt)]
+    weight_micros: i64,
+    #[diesel(sql_type = Text)]
+    weight_unit: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    location_id: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamp>)]
+    consumed_at: Option<NaiveDateTime>,
+}
+
+#[derive(QueryableByName)]
+struct AuditRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    lot_type: String,
+    #[diesel(sql_type = BigInt)]
+    lot_number: i64,
+    #[diesel(sql_type = BigInt)]
+    weight_micros: i64,
+    #[diesel(sql_type = Text)]
+    weight_unit: String,
+    #[diesel(sql_type = Integer)]
+    consumed: i32,
+    #[diesel(sql_type = BigInt)]
+    ledger_micros: i64,
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+/// Every edge of the genealogy, as one relation: (from, to, kind, weight, date, key).
+const EDGES: &str = "\
+    SELECT lot_id AS from_id, lot_type AS from_type, reference_id AS to_id, \
+           reference_type AS to_type, 'TRANSFER' AS kind, -delta_micros AS weight_micros, \
+           unit AS weight_unit, created_date AS at, id AS edge_key \
+      FROM ledger_entries WHERE kind = 'TRANSFER_OUT' \
+    UNION ALL \
+    SELECT s.green_lot_id, 'INVENTORY_GREEN', s.roasted_lot_id, 'INVENTORY_ROAST', 'ROAST', \
+           s.used_micros, s.used_unit, r.roasted_date, \
+           s.roasted_lot_id || '/' || CAST(s.position AS TEXT) \
+      FROM roast_sources s JOIN roasted_lots r ON r.id = s.roasted_lot_id \
+    UNION ALL \
+    SELECT s.roasted_lot_id, 'INVENTORY_ROAST', s.blended_lot_id, 'INVENTORY_BLEND', 'BLEND', \
+           s.used_micros, s.used_unit, b.blended_date, \
+           s.blended_lot_id || '/' || CAST(s.position AS TEXT) \
+      FROM blend_sources s JOIN blended_lots b ON b.id = s.blended_lot_id \
+    UNION ALL \
+    SELECT lot_id, lot_type, order_id, 'ORDER', 'SHIPMENT', weight_micros, weight_unit, \
+           shipped_date, order_id || '/' || CAST(position AS TEXT) \
+      FROM shipments";
+
+/// `'a', 'b'` for an `IN` list of ids.
+fn id_list(ids: &[Uuid]) -> String {
+    ids.iter()
+        .map(|id| format!("'{id}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl DieselTx {
+    fn load_sql<T>(&mut self, sql: String) -> StoreResult<Vec<T>>
+    where
+        T: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
+    {
+        on_backend!(self.conn(), |c| diesel::sql_query(sql.clone()).load::<T>(c)).store()
+    }
+}
+
+impl TraceRepo for DieselTx {
+    fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()> {
+        let rows: Vec<EntryRow> = entries.iter().map(entry_row).collect();
+        for chunk in rows.chunks(CHUNK) {
+            on_backend!(self.conn(), |c| diesel::insert_into(ledger_entries::table)
+                .values(chunk)
+                .execute(c))
+            .store()?;
+        }
+        Ok(())
+    }
+
+    fn list_ledger_entries(
+        &mut self,
+        filter: &LedgerFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<LedgerEntry>> {
+        let mut query = ledger_entries::table.into_boxed();
+        if let Some(lot_id) = filter.lot_id {
+            query = query.filter(ledger_entries::lot_id.eq(lot_id.to_string()));
+        }
+        if let Some(from) = filter.from {
+            query = query.filter(ledger_entries::created_date.ge(to_db(from)));
+        }
+        if let Some(to) = filter.to {
+            query = query.filter(ledger_entries::created_date.lt(to_db(to)));
+        }
+        let rows: Vec<EntryRow> = newest_first!(
+            query,
+            page,
+            ledger_entries::created_date,
+            ledger_entries::id
+        )
+        .load(self.conn())
+        .store()?;
+        let entries = rows
+            .into_iter()
+            .map(entry)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_overfetch(entries, page.limit, |e| {
+            (e.created_date, e.id)
+        }))
+    }
+
+    fn ledger_audit(&mut self) -> StoreResult<Vec<LotAudit>> {
+        let sql = "\
+            SELECT l.id, l.lot_type, l.lot_number, l.weight_micros, l.weight_unit, l.consumed, \
+                   CAST(COALESCE(SUM(e.delta_micros), 0) AS BIGINT) AS ledger_micros \
+              FROM (SELECT id, 'INVENTORY_GREEN' AS lot_type, lot_number, weight_micros, \
+                           weight_unit, CASE WHEN consumed_at IS NULL THEN 0 ELSE 1 END AS consumed \
+                      FROM green_lots \
+                    UNION ALL \
+                    SELECT id, 'INVENTORY_ROAST', lot_number, weight_micros, weight_unit, \
+                           CASE WHEN consumed_at IS NULL THEN 0 ELSE 1 END FROM roasted_lots \
+                    UNION ALL \
+                    SELECT id, 'INVENTORY_BLEND', lot_number, weight_micros, weight_unit, \
+                           CASE WHEN consumed_at IS NULL THEN 0 ELSE 1 END FROM blended_lots) l \
+              LEFT JOIN ledger_entries e ON e.lot_id = l.id \
+             GROUP BY l.id, l.lot_type, l.lot_number, l.weight_micros, l.weight_unit, l.consumed \
+             ORDER BY l.lot_type, l.lot_number";
+        let rows: Vec<AuditRow> = self.load_sql(sql.to_owned())?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(LotAudit {
+                    lot: lot_ref(&r.id, &r.lot_type)?,
+                    lot_number: r.lot_number,
+                    weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
+                        .map_err(|e| corrupt("lot", e))?,
+                    consumed: r.consumed != 0,
+                    ledger_micros: r.ledger_micros,
+                })
+            })
+            .collect()
+    }
+
+    fn trace_edges(&mut self, start: LotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
+        let (near, far) = match direction {
+            Direction::Downstream => ("from_id", "to_id"),
+            Direction::Upstream => ("to_id", "from_id"),
+        };
+        let sql = format!(
+            "WITH RECURSIVE edges AS ({EDGES}), \
+             reached (from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at, \
+                      edge_key) AS ( \
+                 SELECT * FROM edges WHERE {near} = '{id}' \
+                 UNION \
+                 SELECT e.* FROM edges e JOIN reached r ON e.{near} = r.{far} \
+             ) \
+             SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
+               FROM reached ORDER BY at, edge_key",
+            id = start.id
+        );
+        let rows: Vec<EdgeRow> = self.load_sql(sql)?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(Edge {
+                    from: lot_ref(&r.from_id, &r.from_type)?,
+                    to: Reference::parse(uuid("edge", &r.to_id)?, &r.to_type)
+                        .ok_or_else(|| corrupt("edge", &r.to_type))?,
+                    kind: EdgeKind::parse(&r.kind).ok_or_else(|| corrupt("edge", &r.kind))?,
+                    weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
+                        .map_err(|e| corrupt("edge", e))?,
+                    date: from_db(r.at),
+                })
+            })
+            .collect()
+    }
+
+    fn traced_lots(&mut self, lots: &[LotRef]) -> StoreResult<Vec<TracedLot>> {
+        let mut found = Vec::with_capacity(lots.len());
+        for chunk in lots.chunks(1000) {
+            let mut selects = Vec::new();
+            for (kind, table, location) in [
+                (LotKind::Green, "green_lots", "location_id"),
+                (LotKind::Roasted, "roasted_lots", "location_id"),
+                (LotKind::Blended, "blended_lots", "location_id"),
+            ] {
+                let ids: Vec<Uuid> = chunk
+                    .iter()
+                    .filter(|l| l.kind == kind)
+                    .map(|l| l.id)
+                    .collect();
+                if !ids.is_empty() {
+                    selects.push(format!(
+                        "SELECT id, '{t}' AS lot_type, lot_number, name, weight_micros, \
+                         weight_unit, {location} AS location_id, consumed_at FROM {table} \
+                         WHERE id IN ({ids})",
+                        t = kind.reference_type(),
+                        ids = id_list(&ids)
+                    ));
+                }
+            }
+            if selects.is_empty() {
+                continue;
+            }
+            let rows: Vec<LotRow> = self.load_sql(selects.join(" UNION ALL "))?;
+            for r in rows {
+                found.push(TracedLot {
+                    lot: lot_ref(&r.id, &r.lot_type)?,
+                    lot_number: r.lot_number,
+                    name: r.name,
+                    weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
+                        .map_err(|e| corrupt("lot", e))?,
+                    location_id: r
+                        .location_id
+                        .as_deref()
+                        .map(|l| uuid("lot", l))
+                        .transpose()?,
+                    consumed_at: r.consumed_at.map(from_db),
+                });
+            }
+        }
+        Ok(found)
+    }
+
+    fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>> {
+        let mut order_ids: Vec<String> = Vec::new();
+        for chunk in lot_ids.chunks(CHUNK) {
+            let ids: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
+            let found: Vec<String> = shipments::table
+                .filter(shipments::lot_id.eq_any(&ids))
+                .select(shipments::order_id)
+                .distinct()
+                .load(self.conn())
+                .store()?;
+            order_ids.extend(found);
+        }
+        order_ids.sort();
+        order_ids.dedup();
+        let mut rows: Vec<OrderRow> = Vec::new();
+        for chunk in order_ids.chunks(CHUNK) {
+            rows.extend(
+                orders::table
+                    .filter(orders::id.eq_any(chunk))
+                    .order((orders::order_date, orders::id))
+                    .load::<OrderRow>(self.conn())
+                    .store()?,
+            );
+        }
+        self.with_items(rows)
+    }
+
+    fn cuppings_of_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Cupping>> {
+        let mut cupping_ids: Vec<Uuid> = Vec::new();
+        for chunk in lot_ids.chunks(1000) {
+            let rows: Vec<IdRow> = self.load_sql(format!(
+                "SELECT DISTINCT cupping_id AS id FROM cupped_coffees WHERE lot_id IN ({})",
+                id_list(chunk)
+            ))?;
+            for r in rows {
+                cupping_ids.push(uuid("cupping", &r.id)?);
+            }
+        }
+        cupping_ids.sort();
+        cupping_ids.dedup();
+        let mut cuppings = Vec::new();
+        for chunk in cupping_ids.chunks(100) {
+            cuppings.extend(self.cuppings_by_ids(chunk)?);
+        }
+        Ok(cuppings)
+    }
+}

@@ -1,0 +1,254 @@
+//! inventory.trace: the ledger and the genealogy of lots.
+
+use actix_web::HttpResponse;
+use roastery_domain::decimal::from_micros;
+use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
+use roastery_domain::stock::number;
+use roastery_ports::Store;
+use roastery_ports::trace::{ListLedgerEntries, Trace, TraceLotView, TracedCupping};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::Ctx;
+use super::green::LocationRefDto;
+use super::mrp::DateRange;
+use crate::decode::decode;
+use crate::error::ApiError;
+use crate::wire::{Amount, Instant, ReadRequest, WeightDto, required};
+
+/// `{"id", "type"}`: a lot (`INVENTORY_GREEN`, `INVENTORY_ROAST`, `INVENTORY_BLEND`) or an
+/// `ORDER`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TraceRefDto {
+    pub id: Uuid,
+    #[serde(rename = "type")]
+    pub ref_type: &'static str,
+}
+
+impl From<Reference> for TraceRefDto {
+    fn from(r: Reference) -> Self {
+        Self {
+            id: r.id(),
+            ref_type: r.type_name(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerEntryDto {
+    pub id: Uuid,
+    pub lot: TraceRefDto,
+    /// `OPENING`, `IMPORT`, `TRANSFER_OUT`, `TRANSFER_IN`, `SET_WEIGHT`, `ROAST_INPUT`,
+    /// `ROAST_OUTPUT`, `BLEND_INPUT`, `BLEND_OUTPUT`, `SHIPMENT`.
+    pub kind: &'static str,
+    /// Signed, in the lot's unit.
+    pub delta: WeightDto,
+    pub weight_after: WeightDto,
+    /// `namespace.operation`.
+    pub operation: String,
+    /// The other side of the move, or null.
+    pub reference: Option<TraceRefDto>,
+    pub client_id: String,
+    pub created_date: Instant,
+}
+
+impl From<LedgerEntry> for LedgerEntryDto {
+    fn from(e: LedgerEntry) -> Self {
+        Self {
+            id: e.id,
+            lot: Reference::Lot(e.lot).into(),
+            kind: e.kind.as_str(),
+            delta: WeightDto {
+                amount: Some(Amount(from_micros(e.delta_micros))),
+                unit: Some(e.unit().as_str().to_owned()),
+            },
+            weight_after: e.weight_after.into(),
+            operation: e.operation,
+            reference: e.reference.map(Into::into),
+            client_id: e.client_id,
+            created_date: e.created_date.into(),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerFilterData {
+    pub lot_id: Option<Uuid>,
+    pub created_date: Option<DateRange>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerEntriesResult {
+    pub ledger_entries: Vec<LedgerEntryDto>,
+}
+
+pub(super) async fn list_ledger_entries<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let (filter, pagination) = decode::<ReadRequest<LedgerFilterData>>(body)?.into_parts();
+    let filter = filter.unwrap_or_default();
+    let range = filter.created_date.unwrap_or_default();
+    let cmd = ListLedgerEntries {
+        lot_id: filter.lot_id,
+        created_from: range.from.map(|i| i.0),
+        created_to: range.to.map(|i| i.0),
+    };
+    let page = ctx.page_request(&pagination)?;
+    let page = ctx
+        .run(move |app| app.list_ledger_entries(cmd, page))
+        .await?;
+    ctx.page(
+        LedgerEntriesResult {
+            ledger_entries: page.items.into_iter().map(Into::into).collect(),
+        },
+        page.next,
+    )
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceFilterData {
+    pub lot_id: Option<Uuid>,
+    /// `UPSTREAM` or `DOWNSTREAM`.
+    pub direction: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceLotDto {
+    pub id: Uuid,
+    #[serde(rename = "type")]
+    pub lot_type: &'static str,
+    pub lot_number: String,
+    pub name: String,
+    pub weight: WeightDto,
+    pub location: Option<LocationRefDto>,
+    pub consumed_date: Option<Instant>,
+    /// 0 for the asked lot; otherwise the smallest number of edges from it.
+    pub depth: u32,
+}
+
+impl From<TraceLotView> for TraceLotDto {
+    fn from(v: TraceLotView) -> Self {
+        Self {
+            id: v.lot.lot.id,
+            lot_type: v.lot.lot.kind.reference_type(),
+            lot_number: number(v.lot.lot.kind.prefix(), v.lot.lot_number),
+            name: v.lot.name,
+            weight: v.lot.weight.into(),
+            location: v.location.map(|l| LocationRefDto {
+                id: l.id,
+                external_id: l.external_id,
+            }),
+            consumed_date: v.lot.consumed_at.map(Into::into),
+            depth: v.depth,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TraceEdgeDto {
+    /// The input side.
+    pub from: TraceRefDto,
+    pub to: TraceRefDto,
+    /// `TRANSFER`, `ROAST`, `BLEND` or `SHIPMENT`.
+    pub kind: &'static str,
+    /// The weight that flowed, in the `from` lot's unit.
+    pub weight: WeightDto,
+    pub date: Instant,
+}
+
+impl From<Edge> for TraceEdgeDto {
+    fn from(e: Edge) -> Self {
+        Self {
+            from: Reference::Lot(e.from).into(),
+            to: e.to.into(),
+            kind: e.kind.as_str(),
+            weight: e.weight.into(),
+            date: e.date.into(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceOrderDto {
+    pub id: Uuid,
+    pub external_id: String,
+    pub customer: Option<String>,
+    pub customer_type: Option<String>,
+    pub status: String,
+    pub shipped_date: Option<Instant>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceCuppingDto {
+    pub id: Uuid,
+    pub cupping_number: String,
+    pub state: &'static str,
+    pub cupped_lot: TraceRefDto,
+}
+
+impl From<TracedCupping> for TraceCuppingDto {
+    fn from(c: TracedCupping) -> Self {
+        Self {
+            id: c.id,
+            cupping_number: number(roastery_domain::cupping::CUPPING_PREFIX, c.number),
+            state: c.state.as_str(),
+            cupped_lot: Reference::Lot(c.cupped_lot).into(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TraceResult {
+    pub lots: Vec<TraceLotDto>,
+    pub edges: Vec<TraceEdgeDto>,
+    pub orders: Vec<TraceOrderDto>,
+    pub cuppings: Vec<TraceCuppingDto>,
+}
+
+impl From<Trace> for TraceResult {
+    fn from(t: Trace) -> Self {
+        Self {
+            lots: t.lots.into_iter().map(Into::into).collect(),
+            edges: t.edges.into_iter().map(Into::into).collect(),
+            orders: t
+                .orders
+                .into_iter()
+                .map(|o| TraceOrderDto {
+                    id: o.id,
+                    external_id: o.external_id,
+                    customer: o.customer,
+                    customer_type: o.customer_type.map(|t| t.as_str().to_owned()),
+                    status: o.status.as_str().to_owned(),
+                    shipped_date: o.shipped_date.map(Into::into),
+                })
+                .collect(),
+            cuppings: t.cuppings.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+pub(super) async fn trace_lot<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let (filter, _) = decode::<ReadRequest<TraceFilterData>>(body)?.into_parts();
+    let filter = filter.unwrap_or_default();
+    let lot_id = required(filter.lot_id, "params.filter.lotId")?;
+    let direction = required(filter.direction, "params.filter.direction")?;
+    let direction = Direction::parse(&direction).ok_or_else(|| {
+        ApiError::invalid_parameter(format!(
+            "params.filter.direction: `{direction}` is not one of UPSTREAM, DOWNSTREAM"
+        ))
+    })?;
+    let trace = ctx.run(move |app| app.trace_lot(lot_id, direction)).await?;
+    ctx.ok(TraceResult::from(trace))
+}

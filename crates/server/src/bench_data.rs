@@ -1,0 +1,222 @@
+//! `roastery seed bench`: the data set `make bench` measures against: many green lots, some roasts
+//! and orders, written through the same use cases as the API (one transaction per use case) from
+//! several threads. Prints the ids the load scenarios need as one JSON object.
+
+#![allow(
+    clippy::print_stdout,
+    clippy::indexing_slicing,
+    clippy::cast_possible_wrap,
+    clippy::cast_possible_truncation,
+    clippy::manual_is_multiple_of,
+    reason = "a seeding tool: small fixed tables indexed by counters, answers on standard output"
+)]
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use chrono::{TimeDelta, Utc};
+use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::price::Currency;
+use roastery_domain::weight::WeightUnit;
+use roastery_ports::green_lot::{ImportGreenLot, PriceInput, WeightInput};
+use roastery_ports::location::ImportLocation;
+use roastery_ports::order::{SetOrder, SetOrderItem};
+use roastery_ports::product::{SyncProduct, SyncVariant};
+use roastery_ports::roast::RecordRoast;
+use roastery_ports::{Roastery, Store};
+use rust_decimal::Decimal;
+use serde_json::json;
+
+/// How much to write.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchSize {
+    pub green_lots: usize,
+    pub roasts: usize,
+    pub orders: usize,
+    pub threads: usize,
+}
+
+/// Lots the distinct-lot transfer scenario cycles through (each gets a few transfers per second).
+const TRANSFER_LOTS: usize = 2_000;
+const SKUS: [&str; 4] = ["BENCH-250", "BENCH-500", "BENCH-1000", "BENCH-SAMPLE"];
+
+pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()> {
+    let mut locations = Vec::new();
+    for (name, external_id) in [
+        ("Bench warehouse", "BENCH-WH"),
+        ("Bench roastery floor", "BENCH-FLOOR"),
+        ("Bench shop", "BENCH-SHOP"),
+    ] {
+        locations.push(
+            app.import_location(ImportLocation {
+                name: name.into(),
+                external_id: Some(external_id.into()),
+            })?
+            .id,
+        );
+    }
+    let (warehouse, floor, shop) = (locations[0], locations[1], locations[2]);
+
+    // The hot lot holds enough for any number of small transfers.
+    let hot = app.import_green_lot(green_lot(usize::MAX, "1000000", warehouse)?)?;
+    let lots = import_green_lots(app, size, warehouse)?;
+
+    let mut roasted = Vec::new();
+    for (i, green) in lots.iter().take(size.roasts).enumerate() {
+        let recorded = app.record_roast(RecordRoast {
+            name: format!("Bench roast {i}"),
+            location_id: floor,
+            roasted_date: Utc::now() - TimeDelta::minutes(i as i64),
+            weight: kg("8.5")?,
+            green_lots: vec![(*green, kg("10")?)],
+            profile_id: None,
+            details: None,
+            curves: Vec::new(),
+            projects: Vec::new(),
+        })?;
+        roasted.push(recorded.roasted_lot.lot.id);
+    }
+
+    app.sync_products(vec![SyncProduct {
+        external_id: "BENCH-PRODUCT".into(),
+        name: "Bench espresso".into(),
+        variants: SKUS
+            .iter()
+            .zip(["PACKAGE250G", "PACKAGE500G", "PACKAGE1000G", "PACKAGE13_2G"])
+            .map(|(sku, size)| SyncVariant {
+                sku: (*sku).into(),
+                package_size: size.into(),
+            })
+            .collect(),
+    }])?;
+    let now = Utc::now();
+    let mut written = 0;
+    while written < size.orders {
+        let batch: Vec<SetOrder> = (written..size.orders.min(written + 50))
+            .map(|i| bench_order(&format!("SEED-{i}"), now, i))
+            .collect();
+        written += batch.len();
+        app.set_orders(batch)?;
+    }
+
+    let transfer_lots: Vec<_> = lots.iter().skip(size.roasts).take(TRANSFER_LOTS).collect();
+    println!(
+        "{}",
+        json!({
+            "warehouse": warehouse,
+            "floor": floor,
+            "shop": shop,
+            "hotLot": hot.lot.id,
+            "hotLotKg": "1000000",
+            "transferLots": transfer_lots,
+            "roastedLots": roasted,
+            "skus": SKUS,
+        })
+    );
+    Ok(())
+}
+
+/// An order of the bench product line; the load generator sends the same shape.
+fn bench_order(external_id: &str, now: chrono::DateTime<Utc>, i: usize) -> SetOrder {
+    SetOrder {
+        external_id: external_id.into(),
+        order_date: now - TimeDelta::minutes(i as i64),
+        customer: Some(format!("Bench customer {}", i % 97)),
+        customer_type: Some(if i % 3 == 0 { "WHOLESALE" } else { "RETAIL" }.into()),
+        items: vec![
+            SetOrderItem {
+                sku: SKUS[i % SKUS.len()].into(),
+                quantity: 1 + (i % 7) as i32,
+            },
+            SetOrderItem {
+                sku: SKUS[(i + 1) % SKUS.len()].into(),
+                quantity: 2,
+            },
+        ],
+    }
+}
+
+/// Green lots from `threads` threads; returns their ids in import order of each thread.
+fn import_green_lots<S: Store>(
+    app: &Roastery<S>,
+    size: BenchSize,
+    warehouse: uuid::Uuid,
+) -> anyhow::Result<Vec<uuid::Uuid>> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<anyhow::Result<Vec<uuid::Uuid>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..size.threads.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut ids = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= size.green_lots {
+                            return Ok(ids);
+                        }
+                        ids.push(
+                            app.import_green_lot(green_lot(i, "690.5", warehouse)?)?
+                                .lot
+                                .id,
+                        );
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a seeding thread panicked")))
+            })
+            .collect()
+    });
+    let mut ids = Vec::with_capacity(size.green_lots);
+    for r in results {
+        ids.extend(r?);
+    }
+    Ok(ids)
+}
+
+fn green_lot(i: usize, kg: &str, warehouse: uuid::Uuid) -> anyhow::Result<ImportGreenLot> {
+    let hot = i == usize::MAX;
+    Ok(ImportGreenLot {
+        name: Some(if hot {
+            "Bench hot lot".into()
+        } else {
+            format!("Bench lot {i}")
+        }),
+        external_id: Some(if hot {
+            "BENCH-HOT".into()
+        } else {
+            format!("BENCH-{i}")
+        }),
+        weight: WeightInput {
+            amount: Decimal::from_str(kg)?,
+            unit: WeightUnit::Kg,
+        },
+        ico_number: Some(format!("010/{:04}/{:04}", i % 10_000, i / 10_000 % 10_000)),
+        price: Some(PriceInput {
+            amount: Decimal::new(725, 2),
+            currency: Currency::parse("EUR")?,
+        }),
+        location_id: Some(warehouse),
+        location_external_id: None,
+        projects: Vec::new(),
+        details: GreenLotDetails {
+            note: Some("Bench lot: washed, clean cup".into()),
+            grade: Some("Specialty".into()),
+            crop_year: Some("2025/26".into()),
+            processing_methods: vec!["Washed".into()],
+            countries_of_origin: vec![["ETH", "COL", "BRA", "KEN"][i % 4].into()],
+            varieties: vec!["Caturra".into()],
+            certifications: Vec::new(),
+        },
+    })
+}
+
+fn kg(amount: &str) -> anyhow::Result<WeightInput> {
+    Ok(WeightInput {
+        amount: Decimal::from_str(amount)?,
+        unit: WeightUnit::Kg,
+    })
+}
