@@ -455,6 +455,7 @@ impl RoastRepo for DieselTx {
     }
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
+        self.lock_one(crate::lock::Locked::RoastedLots, &id.to_string())?;
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .filter(roasted_lots::id.eq(id.to_string()))
             .load(self.conn())

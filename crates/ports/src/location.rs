@@ -34,7 +34,7 @@ impl<S: Store> Roastery<S> {
 
     pub fn list_locations(&self, page: PageRequest) -> Result<Page<Location>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| Ok(tx.list_locations(&page)?))
+        self.store.read_replica(|tx| Ok(tx.list_locations(&page)?))
     }
 }
 

@@ -31,7 +31,7 @@ impl<S: Store> Roastery<S> {
 
     pub fn list_projects(&self, page: PageRequest) -> Result<Page<Project>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| Ok(tx.list_projects(&page)?))
+        self.store.read_replica(|tx| Ok(tx.list_projects(&page)?))
     }
 }
 
