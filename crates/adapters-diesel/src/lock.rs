@@ -30,6 +30,7 @@ pub(crate) enum Locked {
     GreenLotOrigins,
     GreenLots,
     RoastedLots,
+    BlendedLots,
     Cuppings,
     OrdersById,
     OrdersByExternalId,
@@ -46,6 +47,9 @@ impl Locked {
             Self::GreenLots => "SELECT 1 FROM green_lots WHERE id = ANY($1) ORDER BY id FOR UPDATE",
             Self::RoastedLots => {
                 "SELECT 1 FROM roasted_lots WHERE id = ANY($1) ORDER BY id FOR UPDATE"
+            }
+            Self::BlendedLots => {
+                "SELECT 1 FROM blended_lots WHERE id = ANY($1) ORDER BY id FOR UPDATE"
             }
             Self::Cuppings => "SELECT 1 FROM cuppings WHERE id = ANY($1) ORDER BY id FOR UPDATE",
             Self::OrdersById => "SELECT 1 FROM orders WHERE id = ANY($1) ORDER BY id FOR UPDATE",
