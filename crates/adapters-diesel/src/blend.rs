@@ -121,6 +121,8 @@ impl BlendRepo for DieselTx {
     }
 
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
+        // A shipment takes weight from the lot it loads here.
+        self.lock_one(crate::lock::Locked::BlendedLots, &id.to_string())?;
         let rows: Vec<BlendedLotRow> = blended_lots::table
             .filter(blended_lots::id.eq(id.to_string()))
             .load(self.conn())

@@ -100,11 +100,74 @@ impl r2d2::ManageConnection for Manager {
     }
 }
 
+/// Settings of the pool and of every PostgreSQL session it opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolOptions {
+    /// Connections in the pool; `None`: 8 on SQLite, 16 on PostgreSQL.
+    pub max_size: Option<u32>,
+    /// How long a statement waits for a row lock before the unit of work fails (503, nothing
+    /// applied) rather than queueing without end behind a stuck transaction.
+    pub lock_timeout: Duration,
+    /// The longest any one statement may run.
+    pub statement_timeout: Duration,
+    /// A session idle inside an open transaction this long is ended by the server, releasing
+    /// its locks (a process frozen mid-transaction must not hold rows forever).
+    pub idle_in_transaction_timeout: Duration,
+    /// Shown in `pg_stat_activity`, so operators can tell the instances apart.
+    pub application_name: String,
+    /// How long a unit of work waits for a free connection of the pool.
+    pub connection_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_size: None,
+            lock_timeout: Duration::from_secs(10),
+            statement_timeout: Duration::from_secs(30),
+            idle_in_transaction_timeout: Duration::from_secs(60),
+            application_name: default_application_name(),
+            connection_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// `roastery/<host>/<pid>`: unique per process, readable in `pg_stat_activity`.
+pub fn default_application_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into());
+    format!("roastery/{host}/{}", std::process::id())
+}
+
+/// The PostgreSQL session settings of [`PoolOptions`], as one `SET` batch. Values are numbers
+/// of milliseconds and a name limited to safe characters, so nothing needs escaping.
+fn postgres_session(options: &PoolOptions) -> String {
+    let name: String = options
+        .application_name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "/-_.:".contains(*c))
+        .take(63)
+        .collect();
+    format!(
+        "SET lock_timeout = {}; SET statement_timeout = {}; \
+         SET idle_in_transaction_session_timeout = {}; SET application_name = '{name}';",
+        options.lock_timeout.as_millis().max(1),
+        options.statement_timeout.as_millis().max(1),
+        options.idle_in_transaction_timeout.as_millis().max(1),
+    )
+}
+
 /// Per-connection settings. `busy_timeout` first, one statement per PRAGMA (Diesel's advice);
 /// `foreign_keys` and `busy_timeout` hold only for the connection that sets them.
 /// `synchronous = FULL`: a commit that answered 200 survives power loss, not just a crash.
 #[derive(Debug)]
-pub(crate) struct SqlitePragmas;
+pub(crate) struct SessionSettings {
+    postgres: String,
+}
 
 pub(crate) const SQLITE_PRAGMAS: [&str; 4] = [
     "PRAGMA busy_timeout = 10000;",
@@ -113,13 +176,18 @@ pub(crate) const SQLITE_PRAGMAS: [&str; 4] = [
     "PRAGMA foreign_keys = ON;",
 ];
 
-impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SqlitePragmas {
+impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SessionSettings {
     fn on_acquire(&self, conn: &mut AnyConnection) -> Result<(), diesel::r2d2::Error> {
-        if let AnyConnection::Sqlite(c) = conn {
-            for pragma in SQLITE_PRAGMAS {
-                c.batch_execute(pragma)
-                    .map_err(diesel::r2d2::Error::QueryError)?;
+        match conn {
+            AnyConnection::Sqlite(c) => {
+                for pragma in SQLITE_PRAGMAS {
+                    c.batch_execute(pragma)
+                        .map_err(diesel::r2d2::Error::QueryError)?;
+                }
             }
+            AnyConnection::Postgresql(c) => c
+                .batch_execute(&self.postgres)
+                .map_err(diesel::r2d2::Error::QueryError)?,
         }
         Ok(())
     }
@@ -127,18 +195,44 @@ impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SqlitePragmas {
 
 pub(crate) type Pool = r2d2::Pool<Manager>;
 
-pub(crate) fn pool(url: &DatabaseUrl, max_size: Option<u32>) -> Result<Pool, StoreError> {
+pub(crate) fn pool(url: &DatabaseUrl, options: &PoolOptions) -> Result<Pool, StoreError> {
     let default_size = match url.backend {
         Backend::Sqlite => 8,
         Backend::Postgres => 16,
     };
     r2d2::Pool::builder()
-        .max_size(max_size.unwrap_or(default_size))
+        .max_size(options.max_size.unwrap_or(default_size).max(1))
         // Connections open when asked for, never in the background: a pool thread still
         // connecting while a one-shot command exits has crashed libpq's TLS at exit.
         .min_idle(Some(0))
-        .connection_timeout(Duration::from_secs(5))
-        .connection_customizer(Box::new(SqlitePragmas))
+        .connection_timeout(options.connection_timeout)
+        .connection_customizer(Box::new(SessionSettings {
+            postgres: postgres_session(options),
+        }))
         .build(Manager { url: url.clone() })
         .map_err(|e| StoreError::Unavailable(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_settings_carry_every_timeout_and_a_safe_name() {
+        let sql = postgres_session(&PoolOptions {
+            lock_timeout: Duration::from_secs(3),
+            application_name: "roastery/h'; DROP TABLE x;--/1".into(),
+            ..PoolOptions::default()
+        });
+        assert!(sql.contains("SET lock_timeout = 3000;"), "{sql}");
+        assert!(sql.contains("SET statement_timeout = 30000;"), "{sql}");
+        assert!(
+            sql.contains("idle_in_transaction_session_timeout = 60000;"),
+            "{sql}"
+        );
+        assert!(
+            sql.contains("application_name = 'roastery/hDROPTABLEx--/1';"),
+            "{sql}"
+        );
+    }
 }

@@ -56,7 +56,8 @@ impl SystemRepo for DieselTx {
             diesel::insert_into(sequences::table)
                 .values((sequences::name.eq(sequence), sequences::last_value.eq(1)))
                 .execute(self.conn())
-                .store()?;
+                .store()
+                .map_err(crate::error::concurrent_insert)?;
             return Ok(1);
         }
         sequences::table

@@ -227,6 +227,7 @@ impl CuppingRepo for DieselTx {
     }
 
     fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>> {
+        self.lock_one(crate::lock::Locked::Cuppings, &id.to_string())?;
         let row: Option<CuppingRow> = cuppings::table
             .find(id.to_string())
             .first(self.conn())

@@ -18,10 +18,30 @@ pub(crate) fn store_error(err: Error) -> StoreError {
         {
             StoreError::Contention
         }
+        // A row lock waited past `lock_timeout`, or a statement ran past `statement_timeout`
+        // (SQLSTATE 55P03 / 57014; Diesel classifies neither): the database is too busy for
+        // this request now. Not retried here, which would multiply the wait; nothing is applied.
+        Error::DatabaseError(_, info)
+            if info.message().contains("lock timeout")
+                || info.message().contains("statement timeout")
+                || info.message().contains("canceling statement") =>
+        {
+            StoreError::Unavailable(info.message().to_owned())
+        }
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
             StoreError::Unavailable(info.message().to_owned())
         }
         other => StoreError::Internal(other.to_string()),
+    }
+}
+
+/// A unique key refused an insert that the unit of work had checked to be new: a concurrent
+/// transaction inserted the same key after the check (only possible on PostgreSQL, where writers
+/// of different rows run in parallel). Running the unit of work again sees that row.
+pub(crate) fn concurrent_insert(err: StoreError) -> StoreError {
+    match err {
+        StoreError::Duplicate(_) => StoreError::Contention,
+        other => other,
     }
 }
 
@@ -58,6 +78,16 @@ mod tests {
             store_error(database_error("database is locked")),
             StoreError::Contention
         );
+        assert!(matches!(
+            store_error(database_error("canceling statement due to lock timeout")),
+            StoreError::Unavailable(_)
+        ));
+        assert!(matches!(
+            store_error(database_error(
+                "canceling statement due to statement timeout"
+            )),
+            StoreError::Unavailable(_)
+        ));
         assert!(matches!(
             store_error(database_error("syntax error")),
             StoreError::Internal(_)

@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
+use crate::lock::Locked;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
@@ -233,6 +234,8 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
+        // Every lot of the origin: a transfer may go on to merge into any of them.
+        self.lock_one(Locked::GreenLotOrigins, &id.to_string())?;
         green_lots::table
             .find(id.to_string())
             .first::<GreenLotRow>(self.conn())
@@ -243,6 +246,8 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {
+        let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+        self.lock(Locked::GreenLots, &keys)?;
         let mut found = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(Uuid::to_string).collect();

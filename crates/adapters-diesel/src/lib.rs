@@ -1,10 +1,11 @@
 //! Diesel implementation of Roastery's store, on SQLite (embedded default) and PostgreSQL.
 //!
 //! One code base serves both databases through [`AnyConnection`]: portable SQL types only (text
-//! ids, integer micro-units, timestamps in UTC), no upserts, no `RETURNING`. Writers take turns:
-//! a write unit of work is `BEGIN IMMEDIATE` on SQLite and, on PostgreSQL, a transaction that
-//! first takes one advisory lock shared by every server instance; reads run concurrently on
-//! snapshots. Concurrent writers therefore never lose an update and need no retries.
+//! ids, integer micro-units, timestamps in UTC), no upserts, no `RETURNING`. On SQLite a write
+//! unit of work is `BEGIN IMMEDIATE`: writers take turns. On PostgreSQL a write unit of work is a
+//! READ COMMITTED transaction whose loaders lock the rows it may change (`lock.rs`), in a fixed
+//! order, so writers of different rows run in parallel on any number of server instances and
+//! writers of the same rows queue; none loses an update. Reads run concurrently on snapshots.
 //!
 //! Rows never leave this crate: every module turns its rows into domain values and back.
 
@@ -41,15 +42,18 @@ mod core;
 mod cupping;
 mod error;
 mod green;
+mod lock;
 mod migrate;
 mod order;
 mod physical;
 mod product;
+mod rate_limit;
 mod roast;
 mod schema;
 mod store;
 mod time;
 mod trace;
 
-pub use connection::{AnyConnection, Backend, DatabaseUrl};
+pub use connection::{AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name};
+pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};

@@ -173,6 +173,7 @@ type OrderExpr<ST> = Box<dyn BoxableExpression<orders::table, Db, SqlType = ST>>
 
 impl OrderRepo for DieselTx {
     fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {
+        self.lock(crate::lock::Locked::OrdersByExternalId, external_ids)?;
         let mut rows = Vec::new();
         for chunk in external_ids.chunks(CHUNK) {
             rows.extend(
@@ -204,7 +205,8 @@ impl OrderRepo for DieselTx {
             on_backend!(self.conn(), |c| diesel::insert_into(orders::table)
                 .values(chunk)
                 .execute(c))
-            .store()?;
+            .store()
+            .map_err(crate::error::concurrent_insert)?;
         }
         self.insert_items(&item_rows(orders)?)
     }
@@ -267,6 +269,7 @@ impl OrderRepo for DieselTx {
     }
 
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
+        self.lock_one(crate::lock::Locked::OrdersById, &id.to_string())?;
         let row: Option<OrderRow> = orders::table
             .find(id.to_string())
             .first(self.conn())

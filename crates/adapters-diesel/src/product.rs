@@ -118,6 +118,7 @@ impl DieselTx {
 
 impl ProductRepo for DieselTx {
     fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>> {
+        self.lock(crate::lock::Locked::ProductsByExternalId, external_ids)?;
         let mut rows = Vec::new();
         for chunk in external_ids.chunks(CHUNK) {
             rows.extend(
@@ -162,7 +163,8 @@ impl ProductRepo for DieselTx {
             on_backend!(self.conn(), |c| diesel::insert_into(products::table)
                 .values(chunk)
                 .execute(c))
-            .store()?;
+            .store()
+            .map_err(crate::error::concurrent_insert)?;
         }
         let variants = products
             .iter()

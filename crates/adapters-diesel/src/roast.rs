@@ -455,6 +455,7 @@ impl RoastRepo for DieselTx {
     }
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
+        self.lock_one(crate::lock::Locked::RoastedLots, &id.to_string())?;
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .filter(roasted_lots::id.eq(id.to_string()))
             .load(self.conn())
@@ -471,6 +472,8 @@ impl RoastRepo for DieselTx {
     }
 
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>> {
+        // A blend takes weight from the lots it loads here: lock them all, in id order.
+        self.lock(crate::lock::Locked::RoastedLots, &id_texts(ids))?;
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .filter(roasted_lots::id.eq_any(id_texts(ids)))
             .load(self.conn())

@@ -2,18 +2,15 @@
 
 use std::time::Duration;
 
+use diesel::Connection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
-use diesel::{Connection, RunQueryDsl};
 
 use roastery_ports::{AppError, Store, StoreError};
 
-use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool};
+use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool, PoolOptions};
 use crate::error::store_error;
 
 type Tm = <AnyConnection as Connection>::TransactionManager;
-
-/// The advisory lock PostgreSQL writers take (any fixed key; migrations use another).
-const WRITE_LOCK: i64 = 0x526f_6173_7457_7269;
 
 /// How often a write unit of work is retried when a concurrent transaction won.
 const RETRIES: u32 = 16;
@@ -21,6 +18,8 @@ const RETRIES: u32 = 16;
 #[derive(Clone)]
 pub struct DieselStore {
     pool: Pool,
+    /// Connections to a read replica (PostgreSQL hot standby), for [`Store::read_replica`].
+    replica: Option<Pool>,
     url: DatabaseUrl,
     /// SQLite has one writer at a time anyway; queueing writers of this process here, before
     /// `BEGIN IMMEDIATE`, spares them SQLite's sleep-and-poll busy handler and its long tails.
@@ -38,11 +37,23 @@ impl std::fmt::Debug for DieselStore {
 impl DieselStore {
     /// Connects, runs pending migrations and builds the pool.
     pub fn open(url: &str, pool_size: Option<u32>) -> Result<Self, StoreError> {
+        Self::open_with(
+            url,
+            &PoolOptions {
+                max_size: pool_size,
+                ..PoolOptions::default()
+            },
+        )
+    }
+
+    /// [`DieselStore::open`] with every pool and session setting.
+    pub fn open_with(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
         let url = DatabaseUrl::parse(url)?;
         crate::migrate::run(&url)?;
-        let pool = connection::pool(&url, pool_size)?;
+        let pool = connection::pool(&url, options)?;
         Ok(Self {
             pool,
+            replica: None,
             url,
             sqlite_writers: Default::default(),
         })
@@ -52,14 +63,40 @@ impl DieselStore {
         self.url.backend()
     }
 
+    /// Serves listings and by-ids reads from the PostgreSQL replica at `read_url` (no
+    /// migrations run there: they reach it from the primary).
+    pub fn with_read_replica(
+        mut self,
+        read_url: &str,
+        options: &PoolOptions,
+    ) -> Result<Self, StoreError> {
+        let read_url = DatabaseUrl::parse(read_url)?;
+        if read_url.backend() != Backend::Postgres || self.backend() != Backend::Postgres {
+            return Err(StoreError::Unavailable(
+                "a read replica needs PostgreSQL for both the primary and the replica".into(),
+            ));
+        }
+        self.replica = Some(connection::pool(&read_url, options)?);
+        Ok(self)
+    }
+
+    /// Rate-limit buckets shared by every instance on this database: PostgreSQL only (one
+    /// SQLite process keeps its limiter in memory).
+    pub fn shared_rate_limit(&self) -> Option<crate::rate_limit::PgRateLimit> {
+        (self.backend() == Backend::Postgres)
+            .then(|| crate::rate_limit::PgRateLimit::new(self.pool.clone()))
+    }
+
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
     }
 
-    fn connection(&self) -> Result<DieselTx, StoreError> {
-        self.pool
-            .get()
-            .map(|conn| DieselTx { conn })
+    fn connection(&self, pool: &Pool) -> Result<DieselTx, StoreError> {
+        pool.get()
+            .map(|conn| DieselTx {
+                conn,
+                lock_rows: false,
+            })
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
@@ -68,7 +105,16 @@ impl DieselStore {
         write: bool,
         work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
-        let mut tx = self.connection()?;
+        self.run_on(&self.pool, write, work)
+    }
+
+    fn run_on<T>(
+        &self,
+        pool: &Pool,
+        write: bool,
+        work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut tx = self.connection(pool)?;
         let begin = match (self.backend(), write) {
             (Backend::Sqlite, true) => "BEGIN IMMEDIATE",
             (Backend::Sqlite, false) => "BEGIN",
@@ -76,20 +122,12 @@ impl DieselStore {
             (Backend::Postgres, false) => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         };
         begin_with(&mut tx.conn, begin).map_err(store_error)?;
-        let outcome = match (&mut *tx.conn, write) {
-            // Writers queue on one transaction-scoped lock, as SQLite's BEGIN IMMEDIATE makes
-            // them: every statement after it sees all earlier writes (READ COMMITTED takes a
-            // fresh snapshot per statement), so read-modify-write units never lose an update
-            // and never need a retry, on any number of server instances.
-            (AnyConnection::Postgresql(c), true) => {
-                diesel::sql_query(format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"))
-                    .execute(c)
-                    .map(drop)
-                    .map_err(|e| AppError::Store(store_error(e)))
-            }
-            _ => Ok(()),
-        }
-        .and_then(|()| work(&mut tx));
+        // PostgreSQL writers lock the rows they load to change (`SELECT … FOR UPDATE`, see
+        // `lock.rs`): READ COMMITTED then reads the latest committed version of each after the
+        // lock is granted, so read-modify-write units never lose an update, while writers of
+        // other rows go on in parallel. SQLite's BEGIN IMMEDIATE makes writers take turns.
+        tx.lock_rows = write && self.backend() == Backend::Postgres;
+        let outcome = work(&mut tx);
         match outcome {
             Ok(value) => {
                 Tm::commit_transaction(&mut *tx.conn).map_err(store_error)?;
@@ -122,6 +160,20 @@ impl Store for DieselStore {
     ) -> Result<T, AppError> {
         let mut work = Some(work);
         self.run(false, &mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
+        })
+    }
+
+    fn read_replica<T>(
+        &self,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let Some(replica) = &self.replica else {
+            return self.read(work);
+        };
+        let mut work = Some(work);
+        self.run_on(replica, false, &mut |tx| match work.take() {
             Some(work) => work(tx),
             None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
         })
@@ -173,6 +225,8 @@ fn jitter() -> u64 {
 /// One transaction's access to the database.
 pub struct DieselTx {
     pub(crate) conn: r2d2::PooledConnection<connection::Manager>,
+    /// A PostgreSQL write unit of work: loaders of rows it may change lock them.
+    pub(crate) lock_rows: bool,
 }
 
 impl DieselTx {

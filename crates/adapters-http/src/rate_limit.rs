@@ -2,9 +2,13 @@
 //! client id for the token endpoint, both with the quota of the `rate_limit` setting
 //! (`"5/s,burst=10"` or `"off"`).
 //!
-//! Buckets live in this process: N server instances admit up to N × the quota.
+//! By default buckets live in this process: N server instances would admit up to N × the quota.
+//! With a [`SharedRateLimit`] (PostgreSQL), every check goes to the buckets all instances share;
+//! should that store fail, the check falls back to this process's buckets rather than failing
+//! the request.
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -13,6 +17,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
+use roastery_ports::rate_limit::{GcraCheck, GcraQuota, SharedRateLimit};
 
 /// How many checks pass between two sweeps of idle buckets.
 const SWEEP_EVERY: u64 = 1024;
@@ -131,6 +136,7 @@ impl<C: Clock + Clone> Limiter<C> {
 pub struct RateLimits {
     pub operations: Limiter,
     pub tokens: Limiter,
+    shared: Option<(Arc<dyn SharedRateLimit>, GcraQuota)>,
 }
 
 impl RateLimits {
@@ -138,6 +144,85 @@ impl RateLimits {
         Self {
             operations: Limiter::new(quota),
             tokens: Limiter::new(quota),
+            shared: None,
+        }
+    }
+
+    /// Limits with buckets in `shared`, one per key for every instance that shares it.
+    pub fn shared(quota: Quota, shared: Arc<dyn SharedRateLimit>) -> Self {
+        let gcra = GcraQuota {
+            emission_micros: i64::try_from(quota.replenish_interval().as_micros())
+                .unwrap_or(i64::MAX),
+            burst: quota.burst_size().get(),
+        };
+        Self {
+            shared: Some((shared, gcra)),
+            ..Self::new(quota)
+        }
+    }
+
+    /// Takes one operation request from the service account's bucket.
+    pub async fn check_operation(&self, client_id: &str) -> Decision {
+        match self.check_shared(format!("op:{client_id}")).await {
+            Some(decision) => decision,
+            None => self.operations.check(client_id),
+        }
+    }
+
+    /// Takes one token request from the client id's bucket.
+    pub async fn check_token(&self, client_id: &str) -> Decision {
+        match self.check_shared(format!("token:{client_id}")).await {
+            Some(decision) => decision,
+            None => self.tokens.check(client_id),
+        }
+    }
+
+    async fn check_shared(&self, bucket: String) -> Option<Decision> {
+        let (shared, quota) = self.shared.clone()?;
+        match actix_web::web::block(move || shared.check(&bucket, quota)).await {
+            Ok(Ok(check)) => Some(Decision::from_gcra(check, quota)),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "shared rate limit unavailable; limiting per instance");
+                None
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "shared rate limit check failed; limiting per instance");
+                None
+            }
+        }
+    }
+}
+
+fn ceil_micros_to_secs(micros: i64) -> u64 {
+    u64::try_from(micros.max(0))
+        .unwrap_or(0)
+        .div_ceil(1_000_000)
+}
+
+impl Decision {
+    /// The decision and header values of a shared GCRA check.
+    pub fn from_gcra(check: GcraCheck, quota: GcraQuota) -> Self {
+        let ahead = check.tat_micros - check.now_micros;
+        let emission = quota.emission_micros.max(1);
+        let tolerance = quota.tolerance_micros();
+        if check.allowed {
+            let remaining =
+                ((tolerance + emission - ahead) / emission).clamp(0, i64::from(quota.burst));
+            Self {
+                allowed: true,
+                limit: quota.burst,
+                remaining: u32::try_from(remaining).unwrap_or(0),
+                reset: ceil_micros_to_secs(ahead),
+                retry_after: None,
+            }
+        } else {
+            Self {
+                allowed: false,
+                limit: quota.burst,
+                remaining: 0,
+                reset: ceil_micros_to_secs(ahead).max(1),
+                retry_after: Some(ceil_micros_to_secs(ahead - tolerance).max(1)),
+            }
         }
     }
 }
@@ -265,5 +350,45 @@ mod tests {
         ] {
             assert!(parse_setting(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn shared_checks_give_the_same_headers_as_local_ones() {
+        let quota = GcraQuota {
+            emission_micros: 200_000,
+            burst: 10,
+        };
+        // A fresh bucket: the first request passes, 9 left, full again in 0.2 s.
+        let first = Decision::from_gcra(
+            GcraCheck {
+                allowed: true,
+                tat_micros: 1_200_000,
+                now_micros: 1_000_000,
+            },
+            quota,
+        );
+        assert_eq!((first.allowed, first.limit, first.remaining), (true, 10, 9));
+        assert_eq!((first.reset, first.retry_after), (1, None));
+        // The tenth at once: none left, full again in 2 s.
+        let tenth = Decision::from_gcra(
+            GcraCheck {
+                allowed: true,
+                tat_micros: 3_000_000,
+                now_micros: 1_000_000,
+            },
+            quota,
+        );
+        assert_eq!((tenth.remaining, tenth.reset), (0, 2));
+        // The eleventh is refused: the next one passes in 0.2 s, so Retry-After is 1.
+        let eleventh = Decision::from_gcra(
+            GcraCheck {
+                allowed: false,
+                tat_micros: 3_000_000,
+                now_micros: 1_000_000,
+            },
+            quota,
+        );
+        assert_eq!((eleventh.allowed, eleventh.remaining), (false, 0));
+        assert_eq!((eleventh.retry_after, eleventh.reset), (Some(1), 2));
     }
 }

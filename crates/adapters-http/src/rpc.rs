@@ -29,10 +29,10 @@ pub async fn rpc<S: Store>(
     })?;
     let grant = authenticate(&state, &req).await?;
     require_scope(&grant, operation.scope())?;
-    let decision = state
-        .rate_limits
-        .as_ref()
-        .map(|limits| limits.operations.check(&grant.client_id));
+    let decision = match state.rate_limits.as_ref() {
+        Some(limits) => Some(limits.check_operation(&grant.client_id).await),
+        None => None,
+    };
     let outcome = match decision {
         Some(d) if !d.allowed => Err(ApiError::too_many_requests(d.retry_after.unwrap_or(1))),
         _ => match require_json(&req).and(body) {

@@ -71,6 +71,17 @@ impl<S: Store> AppState<S> {
         self
     }
 
+    /// Like [`AppState::with_rate_limit`], with buckets that every instance sharing `shared`
+    /// shares: one quota per key across all of them.
+    pub fn with_shared_rate_limit(
+        mut self,
+        quota: Option<governor::Quota>,
+        shared: std::sync::Arc<dyn roastery_ports::rate_limit::SharedRateLimit>,
+    ) -> Self {
+        self.rate_limits = quota.map(|q| RateLimits::shared(q, shared));
+        self
+    }
+
     /// Runs one use case on the blocking pool (Diesel is synchronous), so actix workers never
     /// wait on the database.
     pub async fn run<T: Send + 'static>(

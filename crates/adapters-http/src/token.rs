@@ -197,10 +197,10 @@ pub async fn token<S: Store>(
         Ok(parts) => parts,
         Err(refusal) => return refusal.response(),
     };
-    let decision = state
-        .rate_limits
-        .as_ref()
-        .map(|limits| limits.tokens.check(&client_id));
+    let decision = match state.rate_limits.as_ref() {
+        Some(limits) => Some(limits.check_token(&client_id).await),
+        None => None,
+    };
     let mut response = match decision {
         Some(d) if !d.allowed => oauth_error(
             StatusCode::TOO_MANY_REQUESTS,

@@ -37,8 +37,8 @@ pub struct Location {
 }
 
 impl Location {
-    /// A new location. Uniqueness of the external id is checked against the store by the caller,
-    /// which reports [`LocationError::DuplicateExternalId`].
+    /// A new location from the request (step one: only 400s). Its import is decided by
+    /// [`Location::decide_import`] once the store has said whether the external id is taken.
     pub fn new(
         id: Uuid,
         name: &str,
@@ -52,11 +52,34 @@ impl Location {
             created_at: now,
         })
     }
+
+    /// Decides an import (step three): an external id another location already has conflicts.
+    pub fn decide_import(self, external_id_taken: bool) -> Result<Self, LocationError> {
+        match self.external_id {
+            Some(external_id) if external_id_taken => {
+                Err(LocationError::DuplicateExternalId(external_id))
+            }
+            _ => Ok(self),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_import_conflicts_only_on_a_taken_external_id() {
+        let now = DateTime::from_timestamp(0, 0).unwrap();
+        let loc = Location::new(Uuid::nil(), "Hamburg", Some("wh-1"), now).unwrap();
+        assert_eq!(
+            loc.clone().decide_import(true).unwrap_err(),
+            LocationError::DuplicateExternalId("wh-1".into())
+        );
+        assert_eq!(loc.clone().decide_import(false).unwrap(), loc);
+        let no_id = Location::new(Uuid::nil(), "Bremen", None, now).unwrap();
+        assert_eq!(no_id.clone().decide_import(true).unwrap(), no_id);
+    }
 
     #[test]
     fn a_location_needs_a_name_and_may_have_an_external_id() {

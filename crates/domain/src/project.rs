@@ -70,6 +70,14 @@ impl Project {
             created_at: now,
         })
     }
+
+    /// Decides an import (step three): a name another project already has conflicts.
+    pub fn decide_import(self, name_taken: bool) -> Result<Self, ProjectError> {
+        if name_taken {
+            return Err(ProjectError::DuplicateName(self.name));
+        }
+        Ok(self)
+    }
 }
 
 /// A reference to a project by name, as lots carry them.
@@ -82,6 +90,17 @@ pub struct ProjectRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_import_conflicts_on_a_taken_name() {
+        let now = DateTime::from_timestamp(0, 0).unwrap();
+        let project = Project::new(Uuid::nil(), "Gesha", None, now).unwrap();
+        assert_eq!(
+            project.clone().decide_import(true).unwrap_err(),
+            ProjectError::DuplicateName("Gesha".into())
+        );
+        assert_eq!(project.clone().decide_import(false).unwrap(), project);
+    }
 
     #[test]
     fn project_references_are_bounded_and_non_blank() {

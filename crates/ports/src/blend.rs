@@ -123,7 +123,7 @@ impl<S: Store> Roastery<S> {
         page: PageRequest,
     ) -> Result<Page<BlendedLotView>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let lots = tx.list_blended_lots(from, &page)?;
             let next = lots.next;
             let items = lots

@@ -159,7 +159,7 @@ impl<S: Store> Roastery<S> {
         page: PageRequest,
     ) -> Result<Page<CuppingView>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let found = tx.list_cuppings(&filter, &page)?;
             let next = found.next;
             Ok(Page {
@@ -176,7 +176,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<CuppingView>, AppError> {
         page::unique_ids("cuppingIds", &ids, MAX_IDS)?;
         page.index()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let found = Page::from_found(tx.cuppings_by_ids(&ids)?, &page)?;
             let next = found.next;
             Ok(Page {
@@ -193,7 +193,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<CuppingResult>, AppError> {
         page::unique_ids("cuppedCoffeeIds", &cupped_coffee_ids, MAX_IDS)?;
         page.index()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let found = tx.cupping_results(&cupped_coffee_ids)?;
             Ok(Page::from_found(found, &page)?)
         })

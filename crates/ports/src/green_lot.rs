@@ -317,7 +317,7 @@ impl<S: Store> Roastery<S> {
         page: PageRequest,
     ) -> Result<Page<GreenLotView>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let lots = tx.list_green_lots(modified_from, &page)?;
             with_locations(tx, lots)
         })
@@ -331,7 +331,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<(Uuid, GreenLotDetails)>, AppError> {
         page::unique_ids("params.filter.greenLotIds", &ids, page::MAX_IDS)?;
         page.index()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let found = tx
                 .green_lots_by_ids(&ids)?
                 .into_iter()

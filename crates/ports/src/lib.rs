@@ -19,6 +19,7 @@ pub mod order;
 pub mod physical;
 pub mod product;
 pub mod project;
+pub mod rate_limit;
 pub mod repo;
 pub mod roast;
 pub mod secret;

@@ -1,6 +1,6 @@
 //! core.location: importing and listing locations.
 
-use roastery_domain::location::{Location, LocationError};
+use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 
 use crate::error::AppError;
@@ -22,20 +22,19 @@ impl<S: Store> Roastery<S> {
             self.clock.now(),
         )?;
         self.store.write(|tx| {
-            if let Some(external_id) = &location.external_id
-                && tx.location_by_external_id(external_id)?.is_some()
-            {
-                return Err(LocationError::DuplicateExternalId(external_id.clone()).into());
-            }
+            let external_id_taken = match &location.external_id {
+                Some(external_id) => tx.location_by_external_id(external_id)?.is_some(),
+                None => false,
+            };
+            let location = location.clone().decide_import(external_id_taken)?;
             tx.insert_location(&location)?;
-            Ok(())
-        })?;
-        Ok(location)
+            Ok(location)
+        })
     }
 
     pub fn list_locations(&self, page: PageRequest) -> Result<Page<Location>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| Ok(tx.list_locations(&page)?))
+        self.store.read_replica(|tx| Ok(tx.list_locations(&page)?))
     }
 }
 

@@ -355,7 +355,8 @@ impl<S: Store> Roastery<S> {
             order_date_to: cmd.order_date_to,
             status: cmd.status.as_deref().map(OrderStatus::parse).transpose()?,
         };
-        self.store.read(|tx| Ok(tx.list_orders(&filter, &page)?))
+        self.store
+            .read_replica(|tx| Ok(tx.list_orders(&filter, &page)?))
     }
 }
 

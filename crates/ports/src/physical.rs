@@ -65,7 +65,7 @@ impl<S: Store> Roastery<S> {
             lot_ids: cmd.analysed_lot_ids.unwrap_or_default(),
         };
         self.store
-            .read(|tx| Ok(tx.list_physical_analyses(&filter, &page)?))
+            .read_replica(|tx| Ok(tx.list_physical_analyses(&filter, &page)?))
     }
 }
 

@@ -106,7 +106,7 @@ impl<S: Store> Roastery<S> {
 
     pub fn list_products(&self, page: PageRequest) -> Result<Page<Product>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| Ok(tx.list_products(&page)?))
+        self.store.read_replica(|tx| Ok(tx.list_products(&page)?))
     }
 }
 

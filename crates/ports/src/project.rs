@@ -22,18 +22,16 @@ impl<S: Store> Roastery<S> {
             self.clock.now(),
         )?;
         self.store.write(|tx| {
-            if tx.project_by_name(&project.name)?.is_some() {
-                return Err(ProjectError::DuplicateName(project.name.clone()).into());
-            }
+            let name_taken = tx.project_by_name(&project.name)?.is_some();
+            let project = project.clone().decide_import(name_taken)?;
             tx.insert_project(&project)?;
-            Ok(())
-        })?;
-        Ok(project)
+            Ok(project)
+        })
     }
 
     pub fn list_projects(&self, page: PageRequest) -> Result<Page<Project>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| Ok(tx.list_projects(&page)?))
+        self.store.read_replica(|tx| Ok(tx.list_projects(&page)?))
     }
 }
 

@@ -248,7 +248,7 @@ impl<S: Store> Roastery<S> {
         page: PageRequest,
     ) -> Result<Page<RoastedLotView>, AppError> {
         page.keyset()?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let lots = tx.list_roasted_lots(from, &page)?;
             let next = lots.next;
             let items = lots
@@ -267,7 +267,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<RoastedLotView>, AppError> {
         const FIELD: &str = "filter.roastedLotIds";
         check_by_ids(FIELD, &ids, &page)?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let found = tx.roasted_lots_by_ids(&ids)?;
             let page = in_asked_order(&ids, found, |l| l.id, &page)?;
             let next = page.next;
@@ -289,7 +289,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<RoastDetailsView>, AppError> {
         const FIELD: &str = "filter.roastedLotIds";
         check_by_ids(FIELD, &ids, &page)?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let lots = tx.roasted_lots_by_ids(&ids)?;
             let mut details: HashMap<Uuid, RoastDetails> =
                 tx.roast_details_by_ids(&ids)?.into_iter().collect();
@@ -309,7 +309,7 @@ impl<S: Store> Roastery<S> {
 
     /// The curves of one roast, in the order they were recorded; an unknown lot is not found.
     pub fn roast_curves(&self, roasted_lot_id: Uuid) -> Result<Vec<RoastCurve>, AppError> {
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             if tx.roasted_lot(roasted_lot_id)?.is_none() {
                 return Err(RoastError::NotFound(roasted_lot_id).into());
             }
@@ -324,7 +324,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<ProfileView>, AppError> {
         const FIELD: &str = "filter.profileIds";
         check_by_ids(FIELD, &ids, &page)?;
-        self.store.read(|tx| {
+        self.store.read_replica(|tx| {
             let found = tx.profiles_by_ids(&ids)?;
             let page = in_asked_order(&ids, found, |p| p.id, &page)?;
             let next = page.next;

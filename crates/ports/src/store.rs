@@ -2,7 +2,8 @@
 //!
 //! A use case hands the store one closure; the store runs it inside one transaction over all
 //! repositories ([`Repos`]) and commits only if it returns `Ok`. Write units of work are isolated
-//! from each other (adapters run writers one at a time); where a database still reports a conflict
+//! from each other (SQLite runs writers one at a time; PostgreSQL writers lock the rows they
+//! change); where a database still reports a conflict
 //! with a concurrent transaction ([`StoreError::Contention`]), the store rolls back and runs the
 //! closure again, which is why it is `FnMut` and must not have effects outside the transaction.
 
@@ -50,6 +51,16 @@ pub trait Store: Clone + Send + Sync + 'static {
         &self,
         work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,
     ) -> Result<T, AppError>;
+
+    /// Runs `work` in a read-only transaction that a read replica may serve, a moment behind the
+    /// primary: for listings and by-ids reads, never for token checks or reads that decide a
+    /// write. Stores without replicas read as [`Store::read`] does.
+    fn read_replica<T>(
+        &self,
+        work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        self.read(work)
+    }
 
     /// Runs `work` in a write transaction; commits on `Ok`, rolls back on `Err`, and retries
     /// `work` a few times when the database reports contention.

@@ -1,8 +1,10 @@
 //! Configuration: defaults, then a TOML file (`--config`), then `ROASTERY_*` environment variables.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
+use roastery_adapters_diesel::{PoolOptions, default_application_name};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -12,6 +14,8 @@ pub struct Config {
     pub listen: String,
     /// `sqlite://PATH` or `postgres://…` (`ROASTERY_DATABASE_URL`).
     pub database_url: String,
+    /// A PostgreSQL read replica for listings and by-ids reads (`ROASTERY_DATABASE_READ_URL`).
+    pub database_read_url: Option<String>,
     /// PEM certificate chain and private key (`ROASTERY_TLS_CERT`, `ROASTERY_TLS_KEY`). When
     /// unset, a self-signed certificate is created and reused.
     pub tls_cert: Option<PathBuf>,
@@ -33,6 +37,19 @@ pub struct Config {
     pub body_timeout: u64,
     /// Connections served at once per worker (`ROASTERY_MAX_CONNECTIONS`); more wait to be accepted.
     pub max_connections: usize,
+    /// Seconds a PostgreSQL write waits for a row lock before it answers 503
+    /// (`ROASTERY_LOCK_TIMEOUT`).
+    pub lock_timeout: u64,
+    /// Seconds any one PostgreSQL statement may run (`ROASTERY_STATEMENT_TIMEOUT`).
+    pub statement_timeout: u64,
+    /// Seconds a PostgreSQL session may sit idle inside a transaction before the server ends it
+    /// (`ROASTERY_IDLE_IN_TRANSACTION_TIMEOUT`).
+    pub idle_in_transaction_timeout: u64,
+    /// Seconds a request waits for a free pooled connection (`ROASTERY_POOL_TIMEOUT`).
+    pub pool_timeout: u64,
+    /// PostgreSQL `application_name` (`ROASTERY_APPLICATION_NAME`); default
+    /// `roastery/<host>/<pid>`.
+    pub application_name: Option<String>,
     /// Seconds requests in flight at SIGTERM may take to finish (`ROASTERY_DRAIN_TIMEOUT`).
     pub drain_timeout: u64,
 }
@@ -42,6 +59,7 @@ impl Default for Config {
         Self {
             listen: "127.0.0.1:8443".into(),
             database_url: "sqlite://roastery.db".into(),
+            database_read_url: None,
             tls_cert: None,
             tls_key: None,
             rate_limit: "5/s,burst=10".into(),
@@ -52,12 +70,32 @@ impl Default for Config {
             header_timeout: 10,
             body_timeout: 30,
             max_connections: 10_000,
+            lock_timeout: 10,
+            statement_timeout: 30,
+            idle_in_transaction_timeout: 60,
+            pool_timeout: 5,
+            application_name: None,
             drain_timeout: 30,
         }
     }
 }
 
 impl Config {
+    /// The pool and PostgreSQL session settings of this configuration.
+    pub fn pool_options(&self) -> PoolOptions {
+        PoolOptions {
+            max_size: self.pool_size,
+            lock_timeout: Duration::from_secs(self.lock_timeout),
+            statement_timeout: Duration::from_secs(self.statement_timeout),
+            idle_in_transaction_timeout: Duration::from_secs(self.idle_in_transaction_timeout),
+            application_name: self
+                .application_name
+                .clone()
+                .unwrap_or_else(default_application_name),
+            connection_timeout: Duration::from_secs(self.pool_timeout),
+        }
+    }
+
     /// Loads the configuration: `file` (if given) over the defaults, the environment over both.
     pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
         let mut config = match file {
@@ -121,6 +159,24 @@ impl Config {
             self.max_connections = v
                 .parse()
                 .context("ROASTERY_MAX_CONNECTIONS must be a number")?;
+        }
+        if let Some(v) = var("ROASTERY_DATABASE_READ_URL").filter(|v| !v.is_empty()) {
+            self.database_read_url = Some(v);
+        }
+        if let Some(v) = var("ROASTERY_LOCK_TIMEOUT") {
+            self.lock_timeout = seconds("ROASTERY_LOCK_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_STATEMENT_TIMEOUT") {
+            self.statement_timeout = seconds("ROASTERY_STATEMENT_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_IDLE_IN_TRANSACTION_TIMEOUT") {
+            self.idle_in_transaction_timeout = seconds("ROASTERY_IDLE_IN_TRANSACTION_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_POOL_TIMEOUT") {
+            self.pool_timeout = seconds("ROASTERY_POOL_TIMEOUT", v)?;
+        }
+        if let Some(v) = var("ROASTERY_APPLICATION_NAME") {
+            self.application_name = Some(v);
         }
         roastery_adapters_http::parse_rate_limit(&self.rate_limit).map_err(anyhow::Error::msg)?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {

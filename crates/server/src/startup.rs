@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use actix_web::web;
 use anyhow::Context;
-use roastery_adapters_diesel::{DatabaseUrl, DieselStore};
+use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
 use roastery_ports::system::{RandomIds, SystemClock};
@@ -16,8 +16,40 @@ use crate::config::Config;
 
 /// Opens the database named by `url` (running pending migrations) and returns the use cases.
 pub fn open_roastery(url: &str, pool_size: Option<u32>) -> anyhow::Result<Roastery<DieselStore>> {
-    let store = DieselStore::open(url, pool_size)
+    open_roastery_with(
+        url,
+        &PoolOptions {
+            max_size: pool_size,
+            ..PoolOptions::default()
+        },
+    )
+}
+
+/// [`open_roastery`] with every pool and session setting.
+pub fn open_roastery_with(
+    url: &str,
+    options: &PoolOptions,
+) -> anyhow::Result<Roastery<DieselStore>> {
+    let store = DieselStore::open_with(url, options)
         .with_context(|| format!("opening the database {}", redact(url)))?;
+    Ok(Roastery::new(
+        store,
+        Arc::new(SystemClock),
+        Arc::new(RandomIds),
+    ))
+}
+
+/// The same use cases, with listings and by-ids reads served by the replica at `read_url`.
+pub fn with_read_replica(
+    app: Roastery<DieselStore>,
+    read_url: &str,
+    options: &PoolOptions,
+) -> anyhow::Result<Roastery<DieselStore>> {
+    let store = app
+        .store()
+        .clone()
+        .with_read_replica(read_url, options)
+        .with_context(|| format!("opening the read replica {}", redact(read_url)))?;
     Ok(Roastery::new(
         store,
         Arc::new(SystemClock),
@@ -55,7 +87,11 @@ pub struct Application {
 impl Application {
     /// Opens the store, prepares TLS and binds the listener; the server runs once awaited.
     pub fn build(config: &Config) -> anyhow::Result<Self> {
-        let app = open_roastery(&config.database_url, config.pool_size)?;
+        let app = open_roastery_with(&config.database_url, &config.pool_options())?;
+        let app = match &config.database_read_url {
+            Some(read_url) => with_read_replica(app, read_url, &config.pool_options())?,
+            None => app,
+        };
         let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
         let tls = crate::tls::server_config(
             config.tls_cert.as_deref(),
@@ -67,9 +103,15 @@ impl Application {
         let port = listener.local_addr()?.port();
         let rate_limit = roastery_adapters_http::parse_rate_limit(&config.rate_limit)
             .map_err(anyhow::Error::msg)?;
+        // On PostgreSQL every instance takes from the same buckets, in the database.
+        let shared = app.store().shared_rate_limit();
+        let state = AppState::new(app, CursorCodec::new(cursor_key));
+        let state = match shared {
+            Some(shared) => state.with_shared_rate_limit(rate_limit, Arc::new(shared)),
+            None => state.with_rate_limit(rate_limit),
+        };
         let state = web::Data::new(
-            AppState::new(app, CursorCodec::new(cursor_key))
-                .with_rate_limit(rate_limit)
+            state
                 .with_body_timeout(Duration::from_secs(config.body_timeout))
                 .with_metrics(config.metrics.is_on()),
         );
