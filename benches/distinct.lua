@@ -12,7 +12,7 @@ request = function()
   local grams = 500000 + (counter % 1000)
   local body = string.format(
     '{"data": {"greenLotId": "%s", "weight": {"amount": %d.%03d, "unit": "KG"}}}',
-    id, grams // 1000, grams % 1000)
+    id, math.floor(grams / 1000), grams % 1000)
   return wrk.format("POST", "/rpc/v1/inventory.green.setGreenLotWeight", {
     ["Content-Type"] = "application/json",
     ["Authorization"] = "Bearer " .. os.getenv("TOKEN"),
