@@ -22,337 +22,22 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::net::TcpStream;
+use std::process::Command;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use diesel::{Connection, PgConnection, RunQueryDsl};
-use oauth2::basic::BasicClient;
-use oauth2::{ClientId, ClientSecret, TokenResponse, TokenUrl};
 use rust_decimal::Decimal;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";
 const SCOPES: &str = "inventory.green core.location";
 /// The weight of the origin lot, moved around by the transfers.
 const ORIGIN_KG: &str = "100.000001";
 
-#[derive(Clone, Copy)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-/// A database, a certificate and a client for them; the server is started with [`Env::serve`].
-struct Env {
-    dir: tempfile::TempDir,
-    database_url: String,
-    cert_der: Vec<u8>,
-    pg_admin: Option<(String, String)>,
-}
-
-impl Env {
-    fn new(backend: Backend) -> Option<Env> {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (database_url, pg_admin) = match backend {
-            Backend::Sqlite => (
-                format!("sqlite://{}", dir.path().join("roastery.db").display()),
-                None,
-            ),
-            Backend::Postgres => {
-                let Ok(admin) = std::env::var(PG_ENV) else {
-                    eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
-                    return None;
-                };
-                let name = format!("roastery_crash_{}", uuid::Uuid::now_v7().simple());
-                let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
-                diesel::sql_query(format!("CREATE DATABASE {name}"))
-                    .execute(&mut conn)
-                    .expect("create test database");
-                (database_on(&admin, &name), Some((admin, name)))
-            }
-        };
-        let generated = rcgen::generate_simple_self_signed(vec!["localhost".into()])
-            .expect("certificate generation");
-        std::fs::write(dir.path().join("cert.pem"), generated.cert.pem()).expect("write cert");
-        std::fs::write(
-            dir.path().join("key.pem"),
-            generated.signing_key.serialize_pem(),
-        )
-        .expect("write key");
-        Some(Env {
-            database_url,
-            cert_der: generated.cert.der().to_vec(),
-            pg_admin,
-            dir,
-        })
-    }
-
-    fn command(&self, port: u16) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_roastery"));
-        command
-            .env("ROASTERY_LISTEN", format!("127.0.0.1:{port}"))
-            .env("ROASTERY_DATABASE_URL", &self.database_url)
-            .env("ROASTERY_RATE_LIMIT", "off")
-            .env("ROASTERY_TLS_CERT", self.dir.path().join("cert.pem"))
-            .env("ROASTERY_TLS_KEY", self.dir.path().join("key.pem"))
-            .env("ROASTERY_WORKERS", "2")
-            .env("ROASTERY_POOL_SIZE", "8")
-            .env_remove("ROASTERY_LOG_FORMAT");
-        command
-    }
-
-    /// `roastery accounts create --json`: `(client id, secret)`.
-    fn account(&self) -> (String, String) {
-        let output = self
-            .command(0)
-            .args(["accounts", "create", "--name", "crash test", "--json"])
-            .args(["--scopes", SCOPES])
-            .stdin(Stdio::null())
-            .output()
-            .expect("run roastery accounts create");
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let created: Value = serde_json::from_slice(&output.stdout).expect("json output");
-        (
-            created["clientId"].as_str().unwrap().to_owned(),
-            created["clientSecret"].as_str().unwrap().to_owned(),
-        )
-    }
-
-    /// Starts `roastery serve` on a free port and waits until it accepts connections.
-    fn serve(&self, run: &str) -> Server {
-        self.serve_with(run, &[])
-    }
-
-    /// [`Env::serve`] with extra environment variables.
-    fn serve_with(&self, run: &str, vars: &[(&str, &str)]) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("free port")
-            .port();
-        let log = self.dir.path().join(format!("{run}.log"));
-        let child = self
-            .command(port)
-            .envs(vars.iter().copied())
-            .arg("serve")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .spawn()
-            .expect("start roastery serve");
-        let mut server = Server { child, port, log };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Some(status) = server.child.try_wait().expect("try_wait") {
-                panic!("the server exited with {status}: {}", server.logs());
-            }
-            assert!(Instant::now() < deadline, "no server: {}", server.logs());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn client(&self) -> oauth2::reqwest::Client {
-        oauth2::reqwest::ClientBuilder::new()
-            .redirect(oauth2::reqwest::redirect::Policy::none())
-            .add_root_certificate(
-                oauth2::reqwest::Certificate::from_der(&self.cert_der).expect("certificate"),
-            )
-            .timeout(Duration::from_secs(60))
-            .build()
-            .expect("http client")
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        if let Some((admin, name)) = self.pg_admin.take()
-            && let Ok(mut conn) = PgConnection::establish(&admin)
-        {
-            diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                .execute(&mut conn)
-                .ok();
-        }
-    }
-}
-
-struct Server {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Server {
-    fn base(&self) -> String {
-        format!("https://localhost:{}", self.port)
-    }
-
-    fn logs(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Waits for the process to exit, at most `limit`.
-    fn wait_for_exit(&mut self, limit: Duration) -> ExitStatus {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not exit: {}",
-                self.logs()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            self.child.kill().ok();
-            self.child.wait().ok();
-        }
-    }
-}
-
-/// The same server URL with another database name.
-fn database_on(admin: &str, name: &str) -> String {
-    let (base, query) = match admin.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (admin, None),
-    };
-    let authority_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-    let base = match base[authority_end..].find('/') {
-        Some(i) => &base[..authority_end + i],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{base}/{name}?{q}"),
-        None => format!("{base}/{name}"),
-    }
-}
-
-async fn token(http: &oauth2::reqwest::Client, base: &str, account: &(String, String)) -> String {
-    BasicClient::new(ClientId::new(account.0.clone()))
-        .set_client_secret(ClientSecret::new(account.1.clone()))
-        .set_token_uri(TokenUrl::new(format!("{base}/oauth2/token")).expect("url"))
-        .exchange_client_credentials()
-        .request_async(http)
-        .await
-        .expect("token")
-        .access_token()
-        .secret()
-        .clone()
-}
-
-/// Calls an operation: the status and body text, or `Err` when no answer came (server gone).
-async fn call(
-    http: &oauth2::reqwest::Client,
-    base: &str,
-    token: &str,
-    operation: &str,
-    body: &Value,
-) -> Result<(u16, String), String> {
-    let response = http
-        .post(format!("{base}/rpc/v1/{operation}"))
-        .bearer_auth(token)
-        .header("Content-Type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let status = response.status().as_u16();
-    let text = response.text().await.map_err(|e| e.to_string())?;
-    Ok((status, text))
-}
-
-async fn call_ok(
-    http: &oauth2::reqwest::Client,
-    base: &str,
-    token: &str,
-    operation: &str,
-    body: Value,
-) -> Value {
-    let (status, text) = call(http, base, token, operation, &body)
-        .await
-        .expect("answer");
-    assert_eq!(status, 200, "{operation}: {text}");
-    serde_json::from_str(&text).expect("json")
-}
-
-fn field<'a>(raw: &'a RawValue, key: &str) -> &'a RawValue {
-    let map: HashMap<&str, &RawValue> = serde_json::from_str(raw.get()).expect("an object");
-    map.get(key)
-        .copied()
-        .unwrap_or_else(|| panic!("no `{key}` in {}", raw.get()))
-}
-
-/// An exact decimal from raw JSON, never through floating point.
-fn exact(raw: &RawValue) -> Decimal {
-    Decimal::from_str(raw.get())
-        .or_else(|_| Decimal::from_scientific(raw.get()))
-        .unwrap_or_else(|_| panic!("not a decimal: {}", raw.get()))
-}
-
-/// Every item of a listing through all pages: the parsed item and its exact weight, if any.
-async fn list_all(
-    http: &oauth2::reqwest::Client,
-    base: &str,
-    token: &str,
-    operation: &str,
-    key: &str,
-) -> Vec<(Value, Option<Decimal>)> {
-    let mut out = Vec::new();
-    let mut after = Value::Null;
-    loop {
-        let body = json!({"params": {"pagination": {"limit": 100, "after": after}}});
-        let (status, text) = call(http, base, token, operation, &body)
-            .await
-            .expect("answer");
-        assert_eq!(status, 200, "{text}");
-        let raw: &RawValue = serde_json::from_str(&text).expect("json");
-        let items: Vec<&RawValue> =
-            serde_json::from_str(field(field(raw, "result"), key).get()).expect("array");
-        for item in items {
-            let weight = text_has_weight(item).then(|| {
-                let weight = field(item, "weight");
-                let unit: String = serde_json::from_str(field(weight, "unit").get()).unwrap();
-                assert_eq!(unit, "KG", "{}", item.get());
-                exact(field(weight, "amount"))
-            });
-            out.push((serde_json::from_str(item.get()).unwrap(), weight));
-        }
-        after = serde_json::from_str::<Value>(&text).unwrap()["meta"]["pagination"]["endCursor"]
-            .clone();
-        if after.is_null() {
-            return out;
-        }
-    }
-}
-
-fn text_has_weight(item: &RawValue) -> bool {
-    let map: HashMap<&str, &RawValue> = serde_json::from_str(item.get()).expect("an object");
-    map.contains_key("weight")
-}
-
-fn id_of(body: &Value, pointer: &str) -> String {
-    body.pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| panic!("no {pointer} in {body}"))
-        .to_owned()
-}
+mod support;
+use support::*;
 
 /// The writes that answered 200.
 #[derive(Default)]
@@ -440,7 +125,7 @@ async fn writer(
 }
 
 async fn crash_keeps_every_acknowledged_write(backend: Backend) {
-    let Some(env) = Env::new(backend) else {
+    let Some(env) = Env::new(backend, "crash", SCOPES) else {
         return;
     };
     let account = env.account();
@@ -610,7 +295,7 @@ impl Read for SlowBody {
 }
 
 async fn graceful_shutdown_finishes_requests_in_flight(backend: Backend) {
-    let Some(env) = Env::new(backend) else {
+    let Some(env) = Env::new(backend, "crash", SCOPES) else {
         return;
     };
     let account = env.account();
@@ -748,7 +433,7 @@ fn terminate(server: &Server) {
 /// SIGTERM with idle keep-alive connections only: they are closed at once and the process exits
 /// within a few seconds, far below the drain timeout.
 async fn idle_keep_alive_connections_do_not_hold_the_shutdown(backend: Backend) {
-    let Some(env) = Env::new(backend) else {
+    let Some(env) = Env::new(backend, "crash", SCOPES) else {
         return;
     };
     let account = env.account();
@@ -782,7 +467,7 @@ async fn idle_keep_alive_connections_do_not_hold_the_shutdown(backend: Backend) 
 
 /// The drain timeout bounds a shutdown that a request in flight would hold forever.
 async fn the_drain_timeout_bounds_the_shutdown(backend: Backend) {
-    let Some(env) = Env::new(backend) else {
+    let Some(env) = Env::new(backend, "crash", SCOPES) else {
         return;
     };
     let account = env.account();
