@@ -11,7 +11,8 @@ than either number alone. The table goes into docs/performance.md between marker
     benches/bench.py [--quick] [--db sqlite|postgres|both] [--no-write]
 
 Environment: BENCH_LOTS, BENCH_DURATION (s), BENCH_CONNECTIONS, BENCH_PG_URL (server URL, no
-database: a database named roastery_bench_<pid> is created there and dropped afterwards).
+database: a database named roastery_bench_<pid> is created there and dropped afterwards),
+BENCH_ONLY (comma-separated parts of scenario names: measure only those, e.g. "token,first page").
 """
 
 import argparse
@@ -214,8 +215,15 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         bare = Bare(cwd, cert, key)
         rows = []
 
+        only = [part.strip() for part in os.environ.get("BENCH_ONLY", "").split(",") if part.strip()]
+
+        def selected(name):
+            return not only or any(part in name for part in only)
+
         def measure(name, env_for_wrk, probe=None, per_request=1, unit="req", connections=None):
             """probe: the answer the bare server repeats (one real call made with the same body)."""
+            if not selected(name):
+                return None
             if probe is None:
                 status, probe = client.post(env_for_wrk.get("PATH_OVERRIDE") or "/rpc/v1/" + env_for_wrk["OPERATION"],
                                             env_for_wrk["BODY"], env_for_wrk.get("CONTENT", "application/json"))
@@ -235,7 +243,7 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         # listGreenLots: the first page, and the page `depth` pages deep (cursor found by walking).
         first = json.dumps({"params": {"pagination": {"limit": 50}}})
         measure("listGreenLots, first page of 50", scenario_env("", "inventory.green.listGreenLots", first, token))
-        depth = min(2000, max(1, args.lots // 50 - 1))
+        depth = min(2000, max(1, args.lots // 50 - 1)) if selected("listGreenLots, page") else 0
         cursor = None
         walk_started = time.time()
         for _ in range(depth):
@@ -264,17 +272,18 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         hot_body = json.dumps({"data": {"greenLotId": ids["hotLot"], "weight": {"amount": 0.001, "unit": "KG"},
                                         "destinationLocationId": ids["floor"]}})
         hot = measure("transferGreenLotToLocation, one hot lot", scenario_env("", "inventory.green.transferGreenLotToLocation", hot_body, token))
-        status, raw = client.post("/rpc/v1/inventory.green.transferGreenLotToLocation", hot_body)
-        moved = json.loads(raw)["result"]
-        source = moved["sourceGreenLot"]["weight"]["amount"]
-        destination = moved["destinationGreenLot"]["weight"]["amount"]
-        from decimal import Decimal
-        total = Decimal(json.dumps(source)) + Decimal(json.dumps(destination))
-        conserved = total == Decimal(ids["hotLotKg"])
-        notes.append(f"{kind}: hot lot after {hot['requests'] - hot['non2xx']:,} counted transfers (+1 probe): "
-                     f"source {source} kg + destination {destination} kg = {total} kg "
-                     f"({'conserved' if conserved else 'NOT CONSERVED'}, started with {ids['hotLotKg']} kg)")
-        log(notes[-1])
+        if hot:
+            status, raw = client.post("/rpc/v1/inventory.green.transferGreenLotToLocation", hot_body)
+            moved = json.loads(raw)["result"]
+            source = moved["sourceGreenLot"]["weight"]["amount"]
+            destination = moved["destinationGreenLot"]["weight"]["amount"]
+            from decimal import Decimal
+            total = Decimal(json.dumps(source)) + Decimal(json.dumps(destination))
+            conserved = total == Decimal(ids["hotLotKg"])
+            notes.append(f"{kind}: hot lot after {hot['requests'] - hot['non2xx']:,} counted transfers (+1 probe): "
+                         f"source {source} kg + destination {destination} kg = {total} kg "
+                         f"({'conserved' if conserved else 'NOT CONSERVED'}, started with {ids['hotLotKg']} kg)")
+            log(notes[-1])
 
         lots_file = os.path.join(cwd, "lots.txt")
         with open(lots_file, "w") as f:
