@@ -4,7 +4,9 @@
 //! things keep a burst of token requests from taking the process down with it:
 //!
 //! - **At most one check per core at a time.** Further requests wait for a permit on the async
-//!   runtime, holding neither a blocking thread nor hash memory while they wait.
+//!   runtime, holding neither a blocking thread nor hash memory while they wait. Each permit
+//!   comes with one argon2 working memory, kept and reused, so memory stays at one hash's worth
+//!   per core however many checks run.
 //! - **A successful check is remembered briefly**, keyed by client id and a keyed digest of the
 //!   secret (never the secret itself), together with the stored hash it matched. A request whose
 //!   secret digest and the account's current hash both match skips argon2; a different secret, or
@@ -14,7 +16,7 @@
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
-use roastery_ports::secret::verify_secret;
+use roastery_ports::secret::SecretCheckMemory;
 use sha2::Sha256;
 use tokio::sync::Semaphore;
 
@@ -25,6 +27,8 @@ type Verified = moka::sync::Cache<(String, [u8; 32]), String>;
 
 pub(crate) struct SecretChecks {
     permits: Semaphore,
+    /// One argon2 working memory per permit, reused (see [`SecretCheckMemory`]).
+    memory: std::sync::Mutex<Vec<SecretCheckMemory>>,
     verified: Verified,
     digest_key: [u8; 32],
 }
@@ -37,6 +41,7 @@ impl SecretChecks {
         let digest_key: [u8; 32] = rand::random();
         Self {
             permits: Semaphore::new(cores),
+            memory: std::sync::Mutex::new(Vec::with_capacity(cores)),
             verified: moka::sync::Cache::builder()
                 .max_capacity(10_000)
                 .time_to_live(ttl)
@@ -61,15 +66,36 @@ impl SecretChecks {
             return Ok(true);
         }
         let permit = self.permits.acquire().await.map_err(ApiError::internal)?;
+        let mut memory = self.take_memory();
         let (secret, hash) = (secret.to_owned(), stored_hash.to_owned());
-        let (matched, hash) = actix_web::web::block(move || (verify_secret(&secret, &hash), hash))
-            .await
-            .map_err(ApiError::internal)?;
+        let (matched, hash, memory) = actix_web::web::block(move || {
+            let matched = memory.verify(&secret, &hash);
+            (matched, hash, memory)
+        })
+        .await
+        .map_err(ApiError::internal)?;
+        self.give_back(memory);
         drop(permit);
         if matched {
             self.verified.insert(key, hash);
         }
         Ok(matched)
+    }
+
+    /// A permit holder's working memory: a kept one, or a new one until there is one per permit.
+    fn take_memory(&self) -> SecretCheckMemory {
+        self.memory
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    fn give_back(&self, memory: SecretCheckMemory) {
+        self.memory
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(memory);
     }
 
     /// HMAC-SHA-256 of the secret under a key drawn at start: fast, and useless to anyone who
@@ -162,5 +188,22 @@ mod tests {
         assert!(!waiting.is_finished());
         drop(held);
         assert!(waiting.await.unwrap().unwrap());
+        // Many checks at once keep no more working memories than there are permits.
+        let many: Vec<_> = (0..3 * permits)
+            .map(|k| {
+                let (checks, hash) = (checks.clone(), hash.clone());
+                actix_web::rt::spawn(async move {
+                    checks.matches("rc-1", &format!("wrong-{k}"), &hash).await
+                })
+            })
+            .collect();
+        for check in many {
+            assert!(!check.await.unwrap().unwrap());
+        }
+        let kept = checks.memory.lock().unwrap().len();
+        assert!(
+            (1..=permits).contains(&kept),
+            "{kept} memories for {permits} permits"
+        );
     }
 }
