@@ -93,6 +93,13 @@ def peak_rss_kib(pid):
     return 0
 
 
+def cpu_seconds(pid):
+    """User plus system CPU time the process has used so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wrk(port, duration, connections, env):
     """Runs wrk with rpc.lua; returns the numbers its done() prints."""
     command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "-s", LUA,
@@ -231,13 +238,18 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                     raise SystemExit(f"{name}: {status} {probe[:300]}")
             log(f"{kind}: {name} ({len(probe):,} bytes)")
             connections = connections or args.connections
+            cpu_before = cpu_seconds(server.pid)
             service = wrk(port, args.duration, connections, env_for_wrk)
             service["rss_kib"] = peak_rss_kib(server.pid)
+            # The server's CPU per answered request: steadier than requests/s when other work
+            # shares the cores.
+            service["cpu_us"] = 1e6 * (cpu_seconds(server.pid) - cpu_before) / max(1, service["requests"])
             framework = bare.measure(probe, args.duration, connections, env_for_wrk)
             rows.append({"db": kind, "scenario": name, "bytes": len(probe), "service": service,
                          "bare": framework, "per_request": per_request, "unit": unit})
             log(f"  service {service['rps']:.0f} req/s p50 {service['p50_us']/1000:.1f} ms "
-                f"p99 {service['p99_us']/1000:.1f} ms non2xx {service['non2xx']} | bare {framework['rps']:.0f} req/s")
+                f"p99 {service['p99_us']/1000:.1f} ms non2xx {service['non2xx']} server CPU {service['cpu_us']:.0f} us/req "
+                f"| bare {framework['rps']:.0f} req/s")
             return service
 
         # listGreenLots: the first page, and the page `depth` pages deep (cursor found by walking).
