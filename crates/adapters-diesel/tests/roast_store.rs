@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use roastery_adapters_diesel::DieselStore;
+use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
 use roastery_domain::page::{Limit, PageRequest};
 use roastery_domain::profile::{Component, GreenLotRef, NewProfile, Profile};
@@ -105,7 +106,11 @@ fn curve(name: &str, points: i64) -> RoastCurve {
     .unwrap()
 }
 
-fn exercise(store: DieselStore) {
+/// The use cases over `store`, with a manual clock and one location, the roastery floor.
+fn floor(
+    store: DieselStore,
+    external_id: Option<&str>,
+) -> (Roastery<DieselStore>, ManualClock, Location) {
     let clock = ManualClock::default();
     let app = Roastery::new(
         store,
@@ -115,9 +120,14 @@ fn exercise(store: DieselStore) {
     let location = app
         .import_location(ImportLocation {
             name: "Roastery floor".into(),
-            external_id: Some("RST-01".into()),
+            external_id: external_id.map(Into::into),
         })
         .unwrap();
+    (app, clock, location)
+}
+
+fn exercise(store: DieselStore) {
+    let (app, clock, location) = floor(store, Some("RST-01"));
     let t0 = clock.now_value();
     let a = roasted(&app, location.id, "Guji light", t0, "16.5");
     let b = roasted(
@@ -301,18 +311,7 @@ fn roasts_and_blends_round_trip_on_postgres() {
 /// to break a deadlock (the lots are locked in one statement, in id order).
 fn opposite_blends(store: DieselStore) {
     const ROUNDS: usize = 20;
-    let clock = ManualClock::default();
-    let app = Roastery::new(
-        store,
-        Arc::new(clock.clone()),
-        Arc::new(SequentialIds::default()),
-    );
-    let location = app
-        .import_location(ImportLocation {
-            name: "Roastery floor".into(),
-            external_id: None,
-        })
-        .unwrap();
+    let (app, clock, location) = floor(store, None);
     let t0 = clock.now_value();
     let a = roasted(&app, location.id, "Guji light", t0, "16").id;
     let b = roasted(&app, location.id, "Guji dark", t0, "16").id;
