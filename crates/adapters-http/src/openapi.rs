@@ -333,10 +333,11 @@ mod tests {
         if schema["items"].is_object() {
             return resolve(doc, &schema["items"]);
         }
-        if let Some(one_of) = schema["oneOf"].as_array() {
-            if let Some(other) = one_of.iter().find(|s| s["type"] != "null") {
-                return resolve(doc, other);
-            }
+        if let Some(other) = schema["oneOf"]
+            .as_array()
+            .and_then(|one_of| one_of.iter().find(|s| s["type"] != "null"))
+        {
+            return resolve(doc, other);
         }
         schema
     }
