@@ -135,6 +135,7 @@ impl ApiDoc {
             result,
         } = operation.contract();
         let (request_ref, result_ref) = (named(&request.name), named(&result.name));
+        let filter_required = has_required_fields(&request);
         self.register_set(request);
         self.register_set(result);
         let request = match shape {
@@ -153,7 +154,15 @@ impl ApiDoc {
                 let params = object()
                     .property("filter", request_ref)
                     .property("pagination", reference::<PaginationDto>());
-                object().property("params", params).into()
+                // `params` may be absent only when the filter has no required field.
+                if filter_required {
+                    object()
+                        .property("params", params.required("filter"))
+                        .required("params")
+                        .into()
+                } else {
+                    object().property("params", params).into()
+                }
             }
         };
         self.add(
@@ -165,6 +174,16 @@ impl ApiDoc {
             shape == Shape::Page,
         );
     }
+}
+
+/// Whether the object a schema set is named after lists required fields.
+fn has_required_fields(set: &SchemaSet) -> bool {
+    set.schemas
+        .iter()
+        .find(|(name, _)| *name == set.name)
+        .is_some_and(|(_, schema)| {
+            matches!(schema, RefOr::T(Schema::Object(object)) if !object.required.is_empty())
+        })
 }
 
 /// The whole document.
@@ -390,6 +409,33 @@ mod tests {
                     "{operation} {path}.{field} is nullable"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn params_are_required_exactly_when_the_filter_has_required_fields() {
+        let doc = json();
+        let required = |schema: &serde_json::Value, field: &str| {
+            schema["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|f| f == field))
+        };
+        for (operation, must) in [
+            ("inventory.trace.traceLot", true),
+            ("inventory.green.getGreenLotDetailsByIds", true),
+            ("inventory.roast.getRoastCurvesById", true),
+            ("inventory.green.listGreenLots", false),
+            ("core.location.listLocations", false),
+        ] {
+            let body = &doc["paths"][format!("/rpc/v1/{operation}")]["post"]["requestBody"]["content"]
+                ["application/json"]["schema"];
+            let params = &body["properties"]["params"];
+            assert_eq!(required(body, "params"), must, "{operation} params");
+            assert_eq!(
+                required(params, "filter"),
+                must,
+                "{operation} params.filter"
+            );
         }
     }
 
