@@ -169,7 +169,14 @@ pub(crate) struct SessionSettings {
     postgres: String,
 }
 
-const UNTRANSLATED_MESSAGES: &str = "SET lc_messages = 'C';";
+/// Session settings a server may refuse without harm to correctness, each on its own:
+/// - Diesel does not expose the SQLSTATE of a deadlock, a lock timeout or a cancelled statement,
+///   so `error.rs` knows them by their message: ask for untranslated messages. Only a superuser
+///   (or a role granted `SET ON PARAMETER lc_messages`) may (docs/deploy.md).
+/// - No JIT compilation: the service's statements take a millisecond or less, and a trace's
+///   recursive query, whose row estimates are large before statistics exist, spent 30 ms to
+///   0.5 s compiling (`EXPLAIN ANALYZE`: JIT emission 29 ms, execution 0.6 ms without it).
+const BEST_EFFORT_SETTINGS: [&str; 2] = ["SET lc_messages = 'C';", "SET jit = off;"];
 
 pub(crate) const SQLITE_PRAGMAS: [&str; 4] = [
     "PRAGMA busy_timeout = 10000;",
@@ -190,12 +197,10 @@ impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SessionSettings
             AnyConnection::Postgresql(c) => {
                 c.batch_execute(&self.postgres)
                     .map_err(diesel::r2d2::Error::QueryError)?;
-                // Diesel does not expose the SQLSTATE of a deadlock, a lock timeout or a
-                // cancelled statement, so `error.rs` knows them by their message: ask for
-                // untranslated messages. Only a superuser (or a role granted `SET ON PARAMETER
-                // lc_messages`) may; otherwise the server's own setting stays (docs/deploy.md).
-                if let Err(refused) = c.batch_execute(UNTRANSLATED_MESSAGES) {
-                    tracing::debug!(%refused, "lc_messages stays the server's");
+                for setting in BEST_EFFORT_SETTINGS {
+                    if let Err(refused) = c.batch_execute(setting) {
+                        tracing::debug!(%refused, setting, "the server's own setting stays");
+                    }
                 }
             }
         }
@@ -261,7 +266,7 @@ mod tests {
     }
 
     #[test]
-    fn postgres_sessions_ask_for_untranslated_messages() {
+    fn postgres_sessions_ask_for_untranslated_messages_and_no_jit() {
         use diesel::RunQueryDsl;
         use diesel::sql_types::Text;
 
@@ -269,6 +274,11 @@ mod tests {
         struct Setting {
             #[diesel(sql_type = Text)]
             lc_messages: String,
+        }
+        #[derive(diesel::QueryableByName)]
+        struct Jit {
+            #[diesel(sql_type = Text)]
+            jit: String,
         }
         let Ok(url) = std::env::var("ROASTERY_TEST_DATABASE_URL") else {
             eprintln!("skipped: ROASTERY_TEST_DATABASE_URL is not set");
@@ -281,5 +291,7 @@ mod tests {
         };
         let setting: Setting = diesel::sql_query("SHOW lc_messages").get_result(c).unwrap();
         assert_eq!(setting.lc_messages, "C");
+        let jit: Jit = diesel::sql_query("SHOW jit").get_result(c).unwrap();
+        assert_eq!(jit.jit, "off");
     }
 }
