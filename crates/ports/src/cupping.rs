@@ -429,11 +429,16 @@ mod tests {
             .record_cupping_results(record(id, vec![result(cc, "85", ScoringState::Included)]))
             .unwrap();
         assert_eq!(recorded.len(), 1);
-        app.set_cupping_state(SetCuppingState {
-            cupping_id: id,
-            state: CuppingState::Closed,
-        })
-        .unwrap();
+        let closed = app
+            .set_cupping_state(SetCuppingState {
+                cupping_id: id,
+                state: CuppingState::Closed,
+            })
+            .unwrap();
+        // The answer summarises the results recorded so far.
+        assert_eq!(closed.summaries.len(), 1);
+        assert_eq!(closed.summaries[0].result_count, 1);
+        assert_eq!(closed.summaries[0].average_score, Some(d("85")));
         let err = app
             .record_cupping_results(record(id, vec![result(cc, "90", ScoringState::Included)]))
             .unwrap_err();
@@ -469,11 +474,12 @@ mod tests {
             vec![result(cc1, "86.5", ScoringState::Included)],
         ))
         .unwrap();
-        let view = app
+        let found = app
             .get_cuppings_by_ids(vec![id], PageRequest::default())
-            .unwrap()
-            .items
-            .remove(0);
+            .unwrap();
+        let [view] = found.items.as_slice() else {
+            panic!("one cupping asked for, {} found", found.items.len());
+        };
         let s = view.summaries[0];
         assert_eq!(s.result_count, 3);
         // (85.25 + 86 + 86.5) / 3 = 85.9166… → 85.92
