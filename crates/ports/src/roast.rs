@@ -1041,5 +1041,17 @@ pub(crate) mod tests {
             violation(s.app.import_profile(cmd).unwrap_err()),
             Violation::InvalidParameter
         );
+        // Among the lookups, the green lots come first, then the reference roast.
+        let mut cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
+        cmd.components[1]
+            .green_lot_ids
+            .insert(0, Uuid::from_u128(7));
+        cmd.reference_roast_id = Some(Uuid::from_u128(8));
+        cmd.projects = vec!["Nope".into()];
+        let err = s.app.import_profile(cmd).unwrap_err();
+        assert_eq!(
+            err,
+            AppError::from(ProfileError::GreenLotNotFound(Uuid::from_u128(7)))
+        );
     }
 }
