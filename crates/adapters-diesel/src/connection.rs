@@ -169,6 +169,8 @@ pub(crate) struct SessionSettings {
     postgres: String,
 }
 
+const UNTRANSLATED_MESSAGES: &str = "SET lc_messages = 'C';";
+
 pub(crate) const SQLITE_PRAGMAS: [&str; 4] = [
     "PRAGMA busy_timeout = 10000;",
     "PRAGMA journal_mode = WAL;",
@@ -185,9 +187,17 @@ impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SessionSettings
                         .map_err(diesel::r2d2::Error::QueryError)?;
                 }
             }
-            AnyConnection::Postgresql(c) => c
-                .batch_execute(&self.postgres)
-                .map_err(diesel::r2d2::Error::QueryError)?,
+            AnyConnection::Postgresql(c) => {
+                c.batch_execute(&self.postgres)
+                    .map_err(diesel::r2d2::Error::QueryError)?;
+                // Diesel does not expose the SQLSTATE of a deadlock, a lock timeout or a
+                // cancelled statement, so `error.rs` knows them by their message: ask for
+                // untranslated messages. Only a superuser (or a role granted `SET ON PARAMETER
+                // lc_messages`) may; otherwise the server's own setting stays (docs/deploy.md).
+                if let Err(refused) = c.batch_execute(UNTRANSLATED_MESSAGES) {
+                    tracing::debug!(%refused, "lc_messages stays the server's");
+                }
+            }
         }
         Ok(())
     }
@@ -234,5 +244,28 @@ mod tests {
             sql.contains("application_name = 'roastery/hDROPTABLEx--/1';"),
             "{sql}"
         );
+    }
+
+    #[test]
+    fn postgres_sessions_ask_for_untranslated_messages() {
+        use diesel::RunQueryDsl;
+        use diesel::sql_types::Text;
+
+        #[derive(diesel::QueryableByName)]
+        struct Setting {
+            #[diesel(sql_type = Text)]
+            lc_messages: String,
+        }
+        let Ok(url) = std::env::var("ROASTERY_TEST_DATABASE_URL") else {
+            eprintln!("skipped: ROASTERY_TEST_DATABASE_URL is not set");
+            return;
+        };
+        let pool = pool(&DatabaseUrl::parse(&url).unwrap(), &PoolOptions::default()).unwrap();
+        let mut conn = pool.get().unwrap();
+        let AnyConnection::Postgresql(c) = &mut *conn else {
+            panic!("{url} is not a PostgreSQL URL");
+        };
+        let setting: Setting = diesel::sql_query("SHOW lc_messages").get_result(c).unwrap();
+        assert_eq!(setting.lc_messages, "C");
     }
 }

@@ -5,12 +5,18 @@
 //! latest committed version, and nobody else can change the rows until this transaction ends, so
 //! the whole-row write-back that follows cannot lose a concurrent update.
 //!
-//! Deadlocks are avoided by one global order: every lock statement locks its rows in primary-key
-//! order, in one statement. A green lot is locked together with every lot of its origin (a
-//! transfer moves weight between lots of one origin only, and may merge into any of them), so a
-//! transfer never takes a second lock statement on green lots after the first. Where a use case
-//! still locks twice in a different order (e.g. a blend naming roasted lots in any order), the
-//! database detects the deadlock and the unit of work is retried.
+//! Deadlocks are avoided by one global order:
+//! - every lock statement locks its rows in primary-key order, in one statement, and a use case
+//!   locks the rows of one table in one statement (a green lot is locked together with every lot
+//!   of its origin: a transfer may go on to merge into any of them; a shipment loads all its
+//!   green lots in one call, then all its roasted lots, then its blended lots by ascending id);
+//! - tables are locked in one order: orders, then lots (green, roasted, blended), then products,
+//!   then the lot-number counters, which every use case takes last.
+//!
+//! Two transactions naming the same rows in opposite orders therefore wait for each other at
+//! most in one direction. The store tests `opposite_shipments_on_postgres` and
+//! `opposite_blends_on_postgres` check that PostgreSQL reports no deadlock for them. Should a
+//! deadlock still occur, the database aborts one transaction and the unit of work is retried.
 //!
 //! SQLite has one writer at a time (`BEGIN IMMEDIATE`); nothing is locked here.
 

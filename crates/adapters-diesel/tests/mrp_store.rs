@@ -307,3 +307,88 @@ fn mrp_on_postgres() {
         scenario(&db.url);
     }
 }
+
+/// Shipments naming the same two lots in opposite orders, many side by side: every one ships,
+/// the weight taken is exactly what was shipped, and on PostgreSQL the lots are locked in one
+/// order, so the database never has to break a deadlock.
+fn opposite_shipments(url: &str) {
+    use roastery_domain::green_lot_details::GreenLotDetails;
+    use roastery_domain::weight::WeightUnit;
+    use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
+    use roastery_ports::order::{ShipAllocation, ShipOrder};
+    use rust_decimal::Decimal;
+
+    const ROUNDS: usize = 40;
+    let (app, _clock) = app(url);
+    app.sync_products(vec![product("p-1", "Guji", &[("GUJI-250", "PACKAGE250G")])])
+        .unwrap();
+    let lot = |name: &str| {
+        app.import_green_lot(ImportGreenLot {
+            name: Some(name.into()),
+            external_id: Some(name.into()),
+            weight: WeightInput {
+                amount: Decimal::from(100),
+                unit: WeightUnit::Kg,
+            },
+            ico_number: None,
+            price: None,
+            location_id: None,
+            location_external_id: None,
+            projects: Vec::new(),
+            details: GreenLotDetails::default(),
+        })
+        .unwrap()
+        .lot
+        .id
+    };
+    let (a, b) = (lot("lot-a"), lot("lot-b"));
+    let orders: Vec<Order> = (0..2 * ROUNDS)
+        .map(|i| order(&format!("ship-{i}"), i as i64, &[("GUJI-250", 2)]))
+        .collect::<Vec<_>>()
+        .chunks(ROUNDS)
+        .flat_map(|batch| app.set_orders(batch.to_vec()).unwrap())
+        .collect();
+    let ship = |order: &Order, first, second| {
+        let allocation = |lot_id| ShipAllocation {
+            sku: "GUJI-250".into(),
+            lot_id,
+            quantity: 1,
+        };
+        app.ship_order(ShipOrder {
+            order_id: order.id,
+            shipped_date: at(10_000),
+            allocations: vec![allocation(first), allocation(second)],
+        })
+    };
+    std::thread::scope(|s| {
+        let (forward, backward) = orders.split_at(ROUNDS);
+        let forward = s.spawn(|| forward.iter().map(|o| ship(o, a, b)).collect::<Vec<_>>());
+        let backward = s.spawn(|| backward.iter().map(|o| ship(o, b, a)).collect::<Vec<_>>());
+        for shipped in [forward.join().unwrap(), backward.join().unwrap()].concat() {
+            assert_eq!(shipped.unwrap().status, OrderStatus::Completed);
+        }
+    });
+    let lots = app
+        .list_green_lots(None, all())
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|v| v.lot.weight().amount())
+        .collect::<Vec<_>>();
+    // 100 kg less 2 × ROUNDS shipments of 250 g from each lot.
+    assert_eq!(lots, [Decimal::from(80), Decimal::from(80)]);
+}
+
+#[test]
+fn opposite_shipments_on_sqlite() {
+    opposite_shipments(&support::sqlite().url);
+}
+
+#[test]
+fn opposite_shipments_on_postgres() {
+    let Some(db) = support::postgres("mrp_ship") else {
+        return;
+    };
+    opposite_shipments(&db.url);
+    assert_eq!(support::deadlocks(&db.url), 0, "PostgreSQL broke deadlocks");
+}

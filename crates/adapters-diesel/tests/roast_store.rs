@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use roastery_adapters_diesel::DieselStore;
+use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
 use roastery_domain::page::{Limit, PageRequest};
 use roastery_domain::profile::{Component, GreenLotRef, NewProfile, Profile};
@@ -105,7 +106,11 @@ fn curve(name: &str, points: i64) -> RoastCurve {
     .unwrap()
 }
 
-fn exercise(store: DieselStore) {
+/// The use cases over `store`, with a manual clock and one location, the roastery floor.
+fn floor(
+    store: DieselStore,
+    external_id: Option<&str>,
+) -> (Roastery<DieselStore>, ManualClock, Location) {
     let clock = ManualClock::default();
     let app = Roastery::new(
         store,
@@ -115,9 +120,14 @@ fn exercise(store: DieselStore) {
     let location = app
         .import_location(ImportLocation {
             name: "Roastery floor".into(),
-            external_id: Some("RST-01".into()),
+            external_id: external_id.map(Into::into),
         })
         .unwrap();
+    (app, clock, location)
+}
+
+fn exercise(store: DieselStore) {
+    let (app, clock, location) = floor(store, Some("RST-01"));
     let t0 = clock.now_value();
     let a = roasted(&app, location.id, "Guji light", t0, "16.5");
     let b = roasted(
@@ -294,4 +304,55 @@ fn roasts_and_blends_round_trip_on_postgres() {
         return;
     };
     exercise(DieselStore::open(&db.url, Some(2)).unwrap());
+}
+
+/// Blends naming the same two roasted lots in opposite orders, many side by side: every one is
+/// made, each lot loses exactly what the blends took, and on PostgreSQL the database never has
+/// to break a deadlock (the lots are locked in one statement, in id order).
+fn opposite_blends(store: DieselStore) {
+    const ROUNDS: usize = 20;
+    let (app, clock, location) = floor(store, None);
+    let t0 = clock.now_value();
+    let a = roasted(&app, location.id, "Guji light", t0, "16").id;
+    let b = roasted(&app, location.id, "Guji dark", t0, "16").id;
+    let blend = |first, second| {
+        app.create_blend(CreateBlend {
+            name: "House blend".into(),
+            location_id: location.id,
+            blended_date: t0,
+            roasted_lots: vec![(first, input("0.1")), (second, input("0.1"))],
+            projects: vec![],
+        })
+    };
+    std::thread::scope(|s| {
+        let forward = s.spawn(|| (0..ROUNDS).map(|_| blend(a, b)).collect::<Vec<_>>());
+        let backward = s.spawn(|| (0..ROUNDS).map(|_| blend(b, a)).collect::<Vec<_>>());
+        for made in [forward.join().unwrap(), backward.join().unwrap()].concat() {
+            assert_eq!(made.unwrap().lot.stock.weight(), kg("0.2"));
+        }
+    });
+    let weights = app
+        .store()
+        .read(|tx| Ok(tx.roasted_lots_by_ids(&[a, b])?))
+        .unwrap()
+        .into_iter()
+        .map(|l| l.stock.weight())
+        .collect::<Vec<_>>();
+    // 16 kg less 2 × ROUNDS blends of 100 g each.
+    assert_eq!(weights, [kg("12"), kg("12")]);
+}
+
+#[test]
+fn opposite_blends_on_sqlite() {
+    let db = support::sqlite();
+    opposite_blends(DieselStore::open(&db.url, Some(2)).unwrap());
+}
+
+#[test]
+fn opposite_blends_on_postgres() {
+    let Some(db) = support::postgres("roast_blends") else {
+        return;
+    };
+    opposite_blends(DieselStore::open(&db.url, Some(2)).unwrap());
+    assert_eq!(support::deadlocks(&db.url), 0, "PostgreSQL broke deadlocks");
 }

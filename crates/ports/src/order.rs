@@ -125,14 +125,46 @@ impl Held {
     }
 }
 
-fn find_lot(tx: &mut impl Repos, id: Uuid) -> Result<Option<Held>, AppError> {
-    if let Some(l) = tx.green_lot(id)? {
-        return Ok(Some(Held::Green(l)));
+/// The lots an order ships from, once each, in the order the allocations first name them; the
+/// first unknown one is `resource_not_found`.
+///
+/// They are loaded kind by kind, all green lots in one call, then all roasted lots, then the
+/// blended ones by ascending id, whatever order the request names them in: a store that locks
+/// what it loads (PostgreSQL) then takes the locks of two shipments naming the same lots in
+/// opposite orders in the same order, so neither waits for the other in a cycle.
+fn load_lots(tx: &mut impl Repos, allocations: &[ShipAllocation]) -> Result<Vec<Held>, AppError> {
+    let mut ids: Vec<Uuid> = allocations.iter().map(|a| a.lot_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut found: HashMap<Uuid, Held> = HashMap::with_capacity(ids.len());
+    found.extend(
+        tx.green_lots_by_ids(&ids)?
+            .into_iter()
+            .map(|l| (l.id, Held::Green(l))),
+    );
+    ids.retain(|id| !found.contains_key(id));
+    found.extend(
+        tx.roasted_lots_by_ids(&ids)?
+            .into_iter()
+            .map(|l| (l.id, Held::Roasted(l))),
+    );
+    ids.retain(|id| !found.contains_key(id));
+    for id in ids {
+        if let Some(l) = tx.blended_lot(id)? {
+            found.insert(id, Held::Blended(l));
+        }
     }
-    if let Some(l) = tx.roasted_lot(id)? {
-        return Ok(Some(Held::Roasted(l)));
+    let mut held = Vec::with_capacity(found.len());
+    for a in allocations {
+        if held.iter().any(|h: &Held| h.lot().id == a.lot_id) {
+            continue;
+        }
+        let lot = found
+            .remove(&a.lot_id)
+            .ok_or(OrderError::LotNotFound(a.lot_id))?;
+        held.push(lot);
     }
-    Ok(tx.blended_lot(id)?.map(Held::Blended))
+    Ok(held)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -238,14 +270,7 @@ impl<S: Store> Roastery<S> {
             let mut order = tx
                 .order(cmd.order_id)?
                 .ok_or(OrderError::NotFound(cmd.order_id))?;
-            let mut held: Vec<Held> = Vec::new();
-            for a in &cmd.allocations {
-                if held.iter().any(|h| h.lot().id == a.lot_id) {
-                    continue;
-                }
-                let lot = find_lot(tx, a.lot_id)?.ok_or(OrderError::LotNotFound(a.lot_id))?;
-                held.push(lot);
-            }
+            let mut held = load_lots(tx, &cmd.allocations)?;
             let allocations: Vec<Allocation> = cmd
                 .allocations
                 .iter()

@@ -52,3 +52,36 @@ impl Drop for TestDatabase {
         }
     }
 }
+
+/// How many deadlocks PostgreSQL detected (and broke by aborting a transaction) in the database
+/// at `url`, once every other session of it has ended: a session reports its statistics when it
+/// exits at the latest. (Each statement here is its own transaction, so it reads fresh
+/// statistics.)
+#[allow(dead_code)] // Not every test binary that shares this module asks.
+pub fn deadlocks(url: &str) -> i64 {
+    use diesel::sql_types::BigInt;
+
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let mut conn = PgConnection::establish(url).expect("connect to the test database");
+    let mut count = |sql: &str| {
+        diesel::sql_query(sql)
+            .get_result::<Count>(&mut conn)
+            .expect("read PostgreSQL statistics")
+            .n
+    };
+    for _ in 0..100 {
+        let others = count(
+            "SELECT count(*) AS n FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+        if others == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    count("SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()")
+}
