@@ -48,23 +48,25 @@ impl SystemRepo for DieselTx {
     }
 
     fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {
-        let updated = diesel::update(sequences::table.find(sequence))
-            .set(sequences::last_value.eq(sequences::last_value + 1))
-            .execute(self.conn())
-            .store()?;
-        if updated == 0 {
-            diesel::insert_into(sequences::table)
-                .values((sequences::name.eq(sequence), sequences::last_value.eq(1)))
-                .execute(self.conn())
-                .store()
-                .map_err(crate::error::concurrent_insert)?;
-            return Ok(1);
+        // One statement takes the next number and reads it back (and locks the counter's row
+        // on PostgreSQL until the transaction ends, which keeps the numbers gapless).
+        let next: Option<i64> = on_backend!(self.conn(), |c| diesel::update(
+            sequences::table.find(sequence)
+        )
+        .set(sequences::last_value.eq(sequences::last_value + 1))
+        .returning(sequences::last_value)
+        .get_result(c)
+        .optional())
+        .store()?;
+        if let Some(next) = next {
+            return Ok(next);
         }
-        sequences::table
-            .find(sequence)
-            .select(sequences::last_value)
-            .first(self.conn())
+        diesel::insert_into(sequences::table)
+            .values((sequences::name.eq(sequence), sequences::last_value.eq(1)))
+            .execute(self.conn())
             .store()
+            .map_err(crate::error::concurrent_insert)?;
+        Ok(1)
     }
 }
 

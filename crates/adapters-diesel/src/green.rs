@@ -17,6 +17,7 @@ use roastery_ports::repo::{GreenLotRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::connection::AnyConnection;
 use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::lock::Locked;
@@ -234,6 +235,24 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
+        let key = id.to_string();
+        let lock = self.lock_rows;
+        let row = match self.conn() {
+            // Locked and read in one statement: the lot alone is what changes.
+            AnyConnection::Postgresql(c) if lock => green_lots::table
+                .find(&key)
+                .for_update()
+                .first::<GreenLotRow>(c)
+                .optional(),
+            conn => on_backend!(conn, |c| green_lots::table
+                .find(&key)
+                .first::<GreenLotRow>(c)
+                .optional()),
+        };
+        row.store()?.map(GreenLotRow::into_domain).transpose()
+    }
+
+    fn green_lot_to_transfer(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
         // Every lot of the origin: a transfer may go on to merge into any of them.
         self.lock_one(Locked::GreenLotOrigins, &id.to_string())?;
         green_lots::table

@@ -20,17 +20,17 @@
 //!
 //! SQLite has one writer at a time (`BEGIN IMMEDIATE`); nothing is locked here.
 
-use diesel::RunQueryDsl;
-use diesel::sql_types::{Array, Text};
+use diesel::prelude::*;
+use diesel::{PgConnection, QueryResult};
 
 use roastery_ports::repo::StoreResult;
 
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
+use crate::schema::{blended_lots, cuppings, green_lots, orders, products, roasted_lots};
 use crate::store::DieselTx;
 
-/// A table whose rows a write unit of work locks, and the column it finds them by. The names
-/// are constants of this crate, never input, so they can be part of the SQL text.
+/// A table whose rows a write unit of work locks, and the column it finds them by.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Locked {
     GreenLotOrigins,
@@ -44,27 +44,66 @@ pub(crate) enum Locked {
 }
 
 impl Locked {
-    fn sql(self) -> &'static str {
+    /// `SELECT id FROM … WHERE key = ANY($1) ORDER BY id FOR UPDATE`. Written with Diesel's
+    /// query builder rather than as SQL text so that each is a prepared statement the connection
+    /// keeps (Diesel caches `= ANY($1)` queries, never raw SQL): every write runs one, and
+    /// PostgreSQL then parses and plans it once per connection, not once per write.
+    fn run(self, c: &mut PgConnection, keys: &[String]) -> QueryResult<usize> {
         match self {
-            Self::GreenLotOrigins => {
-                "SELECT 1 FROM green_lots WHERE origin_id IN \
-                 (SELECT origin_id FROM green_lots WHERE id = ANY($1)) ORDER BY id FOR UPDATE"
-            }
-            Self::GreenLots => "SELECT 1 FROM green_lots WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-            Self::RoastedLots => {
-                "SELECT 1 FROM roasted_lots WHERE id = ANY($1) ORDER BY id FOR UPDATE"
-            }
-            Self::BlendedLots => {
-                "SELECT 1 FROM blended_lots WHERE id = ANY($1) ORDER BY id FOR UPDATE"
-            }
-            Self::Cuppings => "SELECT 1 FROM cuppings WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-            Self::OrdersById => "SELECT 1 FROM orders WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-            Self::OrdersByExternalId => {
-                "SELECT 1 FROM orders WHERE external_id = ANY($1) ORDER BY id FOR UPDATE"
-            }
-            Self::ProductsByExternalId => {
-                "SELECT 1 FROM products WHERE external_id = ANY($1) ORDER BY id FOR UPDATE"
-            }
+            Self::GreenLotOrigins => green_lots::table
+                .select(green_lots::id)
+                .filter(
+                    green_lots::origin_id.eq_any(
+                        green_lots::table
+                            .select(green_lots::origin_id)
+                            .filter(green_lots::id.eq_any(keys)),
+                    ),
+                )
+                .order(green_lots::id)
+                .for_update()
+                .execute(c),
+            Self::GreenLots => green_lots::table
+                .select(green_lots::id)
+                .filter(green_lots::id.eq_any(keys))
+                .order(green_lots::id)
+                .for_update()
+                .execute(c),
+            Self::RoastedLots => roasted_lots::table
+                .select(roasted_lots::id)
+                .filter(roasted_lots::id.eq_any(keys))
+                .order(roasted_lots::id)
+                .for_update()
+                .execute(c),
+            Self::BlendedLots => blended_lots::table
+                .select(blended_lots::id)
+                .filter(blended_lots::id.eq_any(keys))
+                .order(blended_lots::id)
+                .for_update()
+                .execute(c),
+            Self::Cuppings => cuppings::table
+                .select(cuppings::id)
+                .filter(cuppings::id.eq_any(keys))
+                .order(cuppings::id)
+                .for_update()
+                .execute(c),
+            Self::OrdersById => orders::table
+                .select(orders::id)
+                .filter(orders::id.eq_any(keys))
+                .order(orders::id)
+                .for_update()
+                .execute(c),
+            Self::OrdersByExternalId => orders::table
+                .select(orders::id)
+                .filter(orders::external_id.eq_any(keys))
+                .order(orders::id)
+                .for_update()
+                .execute(c),
+            Self::ProductsByExternalId => products::table
+                .select(products::id)
+                .filter(products::external_id.eq_any(keys))
+                .order(products::id)
+                .for_update()
+                .execute(c),
         }
     }
 }
@@ -77,16 +116,86 @@ impl DieselTx {
             return Ok(());
         }
         match self.conn() {
-            AnyConnection::Postgresql(c) => diesel::sql_query(what.sql())
-                .bind::<Array<Text>, _>(keys)
-                .execute(c)
-                .store()
-                .map(drop),
+            AnyConnection::Postgresql(c) => what.run(c, keys).store().map(drop),
             AnyConnection::Sqlite(_) => Ok(()),
         }
     }
 
     pub(crate) fn lock_one(&mut self, what: Locked, key: &str) -> StoreResult<()> {
         self.lock(what, &[key.to_owned()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
+    use diesel::{Connection, PgConnection};
+
+    use super::Locked;
+
+    #[derive(Default, Clone)]
+    struct Cached(Arc<Mutex<Vec<String>>>);
+
+    impl Instrumentation for Cached {
+        fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
+            if let InstrumentationEvent::CacheQuery { sql, .. } = event {
+                self.0.lock().unwrap().push(sql.to_owned());
+            }
+        }
+    }
+
+    /// Every lock statement is prepared once per connection and then reused: the second run of
+    /// each caches nothing new.
+    #[test]
+    fn lock_statements_are_prepared_once_per_connection() {
+        let Ok(url) = std::env::var("ROASTERY_TEST_DATABASE_URL") else {
+            eprintln!("skipped: ROASTERY_TEST_DATABASE_URL is not set");
+            return;
+        };
+        let mut c = PgConnection::establish(&url).unwrap();
+        // Temporary tables of the same names shadow any real ones for this session only.
+        c.batch_execute(
+            "CREATE TEMPORARY TABLE green_lots (id text PRIMARY KEY, origin_id text);
+             CREATE TEMPORARY TABLE roasted_lots (id text PRIMARY KEY);
+             CREATE TEMPORARY TABLE blended_lots (id text PRIMARY KEY);
+             CREATE TEMPORARY TABLE cuppings (id text PRIMARY KEY);
+             CREATE TEMPORARY TABLE orders (id text PRIMARY KEY, external_id text);
+             CREATE TEMPORARY TABLE products (id text PRIMARY KEY, external_id text);
+             INSERT INTO green_lots VALUES ('a', 'o'), ('b', 'o'), ('c', 'p');",
+        )
+        .unwrap();
+        let cached = Cached::default();
+        c.set_instrumentation(cached.clone());
+        let all = [
+            Locked::GreenLotOrigins,
+            Locked::GreenLots,
+            Locked::RoastedLots,
+            Locked::BlendedLots,
+            Locked::Cuppings,
+            Locked::OrdersById,
+            Locked::OrdersByExternalId,
+            Locked::ProductsByExternalId,
+        ];
+        c.transaction(|c| {
+            for round in 0..2 {
+                for what in all {
+                    let keys = ["b".to_owned(), format!("key-{round}")];
+                    let locked = what.run(c, &keys)?;
+                    if matches!(what, Locked::GreenLotOrigins) {
+                        assert_eq!(locked, 2, "a and b share origin o");
+                    }
+                }
+            }
+            diesel::QueryResult::Ok(())
+        })
+        .unwrap();
+        let cached = cached.0.lock().unwrap().clone();
+        assert_eq!(cached.len(), all.len(), "{cached:#?}");
+        assert!(
+            cached.iter().all(|sql| sql.ends_with("FOR UPDATE")),
+            "{cached:#?}"
+        );
     }
 }

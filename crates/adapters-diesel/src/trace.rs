@@ -21,6 +21,7 @@ use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
+use crate::connection::AnyConnection;
 use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::order::OrderRow;
@@ -158,26 +159,115 @@ struct IdRow {
     id: String,
 }
 
-/// Every edge of the genealogy, as one relation: (from, to, kind, weight, date, key).
-const EDGES: &str = "\
-    SELECT lot_id AS from_id, lot_type AS from_type, reference_id AS to_id, \
-           reference_type AS to_type, 'TRANSFER' AS kind, -delta_micros AS weight_micros, \
-           unit AS weight_unit, created_date AS at, id AS edge_key \
-      FROM ledger_entries WHERE kind = 'TRANSFER_OUT' \
-    UNION ALL \
-    SELECT s.green_lot_id, 'INVENTORY_GREEN', s.roasted_lot_id, 'INVENTORY_ROAST', 'ROAST', \
-           s.used_micros, s.used_unit, r.roasted_date, \
-           s.roasted_lot_id || '/' || CAST(s.position AS TEXT) \
-      FROM roast_sources s JOIN roasted_lots r ON r.id = s.roasted_lot_id \
-    UNION ALL \
-    SELECT s.roasted_lot_id, 'INVENTORY_ROAST', s.blended_lot_id, 'INVENTORY_BLEND', 'BLEND', \
-           s.used_micros, s.used_unit, b.blended_date, \
-           s.blended_lot_id || '/' || CAST(s.position AS TEXT) \
-      FROM blend_sources s JOIN blended_lots b ON b.id = s.blended_lot_id \
-    UNION ALL \
-    SELECT lot_id, lot_type, order_id, 'ORDER', 'SHIPMENT', weight_micros, weight_unit, \
-           shipped_date, order_id || '/' || CAST(position AS TEXT) \
-      FROM shipments";
+/// One kind of edge of the genealogy: the columns (from, to, kind, weight, date, key) of the table
+/// it is stored in, and the columns its two ends are found by.
+struct EdgeSource {
+    /// The edge's columns, in the order of `reached`.
+    columns: &'static str,
+    /// The table (and the join giving the edge's date).
+    tables: &'static str,
+    /// A condition the rows must meet besides the end they are looked up by, if any.
+    only: Option<&'static str>,
+    from: &'static str,
+    to: &'static str,
+}
+
+/// Transfers (ledger `TRANSFER_OUT` entries, merges included), roast and blend sources (which
+/// cover lots older than the ledger too) and shipments. Each is looked up by an indexed column.
+const EDGE_SOURCES: [EdgeSource; 4] = [
+    EdgeSource {
+        columns: "e.lot_id, e.lot_type, e.reference_id, e.reference_type, 'TRANSFER', \
+                  -e.delta_micros, e.unit, e.created_date, e.id",
+        tables: "ledger_entries e",
+        only: Some("e.kind = 'TRANSFER_OUT'"),
+        from: "e.lot_id",
+        to: "e.reference_id",
+    },
+    EdgeSource {
+        columns: "s.green_lot_id, 'INVENTORY_GREEN', s.roasted_lot_id, 'INVENTORY_ROAST', \
+                  'ROAST', s.used_micros, s.used_unit, rl.roasted_date, \
+                  s.roasted_lot_id || '/' || CAST(s.position AS TEXT)",
+        tables: "roast_sources s JOIN roasted_lots rl ON rl.id = s.roasted_lot_id",
+        only: None,
+        from: "s.green_lot_id",
+        to: "s.roasted_lot_id",
+    },
+    EdgeSource {
+        columns: "s.roasted_lot_id, 'INVENTORY_ROAST', s.blended_lot_id, 'INVENTORY_BLEND', \
+                  'BLEND', s.used_micros, s.used_unit, bl.blended_date, \
+                  s.blended_lot_id || '/' || CAST(s.position AS TEXT)",
+        tables: "blend_sources s JOIN blended_lots bl ON bl.id = s.blended_lot_id",
+        only: None,
+        from: "s.roasted_lot_id",
+        to: "s.blended_lot_id",
+    },
+    EdgeSource {
+        columns: "sh.lot_id, sh.lot_type, sh.order_id, 'ORDER', 'SHIPMENT', sh.weight_micros, \
+                  sh.weight_unit, sh.shipped_date, sh.order_id || '/' || CAST(sh.position AS TEXT)",
+        tables: "shipments sh",
+        only: None,
+        from: "sh.lot_id",
+        to: "sh.order_id",
+    },
+];
+
+impl EdgeSource {
+    /// The column of this edge that a trace in `direction` reaches it by.
+    fn near(&self, direction: Direction) -> &'static str {
+        match direction {
+            Direction::Downstream => self.from,
+            Direction::Upstream => self.to,
+        }
+    }
+
+    /// The edges whose near end is `key` (a quoted id, or a column of `reached` when `from`
+    /// names it too).
+    fn at(&self, direction: Direction, from: &str, key: &str) -> String {
+        let (columns, tables, near) = (self.columns, self.tables, self.near(direction));
+        match self.only {
+            Some(only) => {
+                format!("SELECT {columns} FROM {from}{tables} WHERE {only} AND {near} = {key}")
+            }
+            None => format!("SELECT {columns} FROM {from}{tables} WHERE {near} = {key}"),
+        }
+    }
+}
+
+/// The recursive query of a trace from `start`: the edges at the start, then, level by level,
+/// the edges at the far end of those reached. Every step looks each kind of edge up by its
+/// index, so the cost follows the size of the answer, not of the whole genealogy. PostgreSQL
+/// allows one reference to the recursive relation (hence `LATERAL`), SQLite no `LATERAL` but
+/// several recursive selects.
+fn trace_sql(postgres: bool, start: Uuid, direction: Direction) -> String {
+    let far = match direction {
+        Direction::Downstream => "r.to_id",
+        Direction::Upstream => "r.from_id",
+    };
+    let each = |from: &str, key: &str, union: &str| {
+        EDGE_SOURCES
+            .iter()
+            .map(|source| source.at(direction, from, key))
+            .collect::<Vec<_>>()
+            .join(union)
+    };
+    let first = each("", &format!("'{start}'"), " UNION ALL ");
+    let next = if postgres {
+        format!(
+            "SELECT x.* FROM reached r CROSS JOIN LATERAL ({}) x",
+            each("", far, " UNION ALL ")
+        )
+    } else {
+        each("reached r, ", far, " UNION ")
+    };
+    format!(
+        "WITH RECURSIVE reached (from_id, from_type, to_id, to_type, kind, weight_micros, \
+                                 weight_unit, at, edge_key) AS ( \
+             {first} UNION {next} \
+         ) \
+         SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
+           FROM reached ORDER BY at, edge_key"
+    )
+}
 
 /// `'a', 'b'` for an `IN` list of ids.
 fn id_list(ids: &[Uuid]) -> String {
@@ -272,22 +362,8 @@ impl TraceRepo for DieselTx {
     }
 
     fn trace_edges(&mut self, start: LotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
-        let (near, far) = match direction {
-            Direction::Downstream => ("from_id", "to_id"),
-            Direction::Upstream => ("to_id", "from_id"),
-        };
-        let sql = format!(
-            "WITH RECURSIVE edges AS ({EDGES}), \
-             reached (from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at, \
-                      edge_key) AS ( \
-                 SELECT * FROM edges WHERE {near} = '{id}' \
-                 UNION \
-                 SELECT e.* FROM edges e JOIN reached r ON e.{near} = r.{far} \
-             ) \
-             SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
-               FROM reached ORDER BY at, edge_key",
-            id = start.id
-        );
+        let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
+        let sql = trace_sql(postgres, start.id, direction);
         let rows: Vec<EdgeRow> = self.load_sql(sql)?;
         rows.into_iter()
             .map(|r| {

@@ -460,6 +460,25 @@ mod tests {
     }
 
     #[test]
+    fn required_request_fields_read_as_required_and_not_null() {
+        let html = page();
+        let section = html
+            .split("<code>inventory.green.importGreenLot</code></h3>")
+            .nth(1)
+            .unwrap()
+            .split("</section>")
+            .next()
+            .unwrap();
+        for row in [
+            "<tr><td><code>data.name</code></td><td>string</td><td class=\"req\">yes</td>",
+            "<tr><td><code>data.weight.amount</code></td><td>Amount</td><td class=\"req\">yes</td>",
+            "<tr><td><code>data.icoNumber</code></td><td>string or null</td><td class=\"req\">no</td>",
+        ] {
+            assert!(section.contains(row), "{row} not in {section}");
+        }
+    }
+
+    #[test]
     fn the_page_loads_nothing_from_elsewhere() {
         let html = page();
         assert!(!html.contains("<script"));

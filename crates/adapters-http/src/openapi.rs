@@ -135,6 +135,7 @@ impl ApiDoc {
             result,
         } = operation.contract();
         let (request_ref, result_ref) = (named(&request.name), named(&result.name));
+        let filter_required = has_required_fields(&request);
         self.register_set(request);
         self.register_set(result);
         let request = match shape {
@@ -153,7 +154,15 @@ impl ApiDoc {
                 let params = object()
                     .property("filter", request_ref)
                     .property("pagination", reference::<PaginationDto>());
-                object().property("params", params).into()
+                // `params` may be absent only when the filter has no required field.
+                if filter_required {
+                    object()
+                        .property("params", params.required("filter"))
+                        .required("params")
+                        .into()
+                } else {
+                    object().property("params", params).into()
+                }
             }
         };
         self.add(
@@ -165,6 +174,16 @@ impl ApiDoc {
             shape == Shape::Page,
         );
     }
+}
+
+/// Whether the object a schema set is named after lists required fields.
+fn has_required_fields(set: &SchemaSet) -> bool {
+    set.schemas
+        .iter()
+        .find(|(name, _)| *name == set.name)
+        .is_some_and(|(_, schema)| {
+            matches!(schema, RefOr::T(Schema::Object(object)) if !object.required.is_empty())
+        })
 }
 
 /// The whole document.
@@ -269,6 +288,165 @@ mod tests {
                 "{name} is referenced but not defined"
             );
         }
+    }
+
+    /// Required fields as the contract states them (api-decisions.md §6 and §8 mark them with
+    /// `*`; rpc-spec.md gives the weight and order item fields): operation, the path of an
+    /// object within the request's `data` or `params.filter` (empty for that object itself),
+    /// and its required fields.
+    const CONTRACT_REQUIRED: &[(&str, &str, &[&str])] = &[
+        (
+            "inventory.green.importGreenLot",
+            "",
+            &["name", "externalId", "weight"],
+        ),
+        (
+            "inventory.green.importGreenLot",
+            "weight",
+            &["amount", "unit"],
+        ),
+        (
+            "inventory.green.transferGreenLotToLocation",
+            "",
+            &["greenLotId", "weight", "destinationLocationId"],
+        ),
+        (
+            "inventory.roast.recordRoast",
+            "",
+            &["name", "locationId", "roastedDate", "weight", "greenLots"],
+        ),
+        (
+            "quality.cupping.createCupping",
+            "",
+            &["startDate", "cuppingSheet", "coffees"],
+        ),
+        ("quality.cupping.createCupping", "cuppingSheet", &["name"]),
+        (
+            "mrp.order.setOrders",
+            "",
+            &["externalId", "orderDate", "orderItems"],
+        ),
+        ("mrp.order.setOrders", "orderItems", &["sku", "quantity"]),
+        (
+            "mrp.order.shipOrder",
+            "",
+            &["orderId", "shippedDate", "allocations"],
+        ),
+        (
+            "mrp.order.shipOrder",
+            "allocations",
+            &["sku", "lotId", "quantity"],
+        ),
+        ("inventory.trace.traceLot", "", &["lotId", "direction"]),
+    ];
+
+    /// The object a schema stands for: through `$ref`s, array items and a nullable `oneOf`.
+    fn resolve<'a>(
+        doc: &'a serde_json::Value,
+        schema: &'a serde_json::Value,
+    ) -> &'a serde_json::Value {
+        if let Some(name) = schema["$ref"].as_str() {
+            let name = name.trim_start_matches("#/components/schemas/");
+            return resolve(doc, &doc["components"]["schemas"][name]);
+        }
+        if schema["items"].is_object() {
+            return resolve(doc, &schema["items"]);
+        }
+        if let Some(other) = schema["oneOf"]
+            .as_array()
+            .and_then(|one_of| one_of.iter().find(|s| s["type"] != "null"))
+        {
+            return resolve(doc, other);
+        }
+        schema
+    }
+
+    fn nullable(schema: &serde_json::Value) -> bool {
+        let null = serde_json::Value::from("null");
+        schema["nullable"] == true
+            || schema["type"] == null
+            || schema["type"].as_array().is_some_and(|t| t.contains(&null))
+            || schema["oneOf"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|s| s["type"] == null))
+    }
+
+    /// The object a write sends as `data` (each item of a bulk call), or a read as `params.filter`.
+    fn request_object<'a>(doc: &'a serde_json::Value, operation: &str) -> &'a serde_json::Value {
+        let body = &doc["paths"][format!("/rpc/v1/{operation}")]["post"]["requestBody"]["content"]
+            ["application/json"]["schema"]["properties"];
+        if body["data"].is_object() {
+            resolve(doc, &body["data"])
+        } else {
+            resolve(doc, &body["params"]["properties"]["filter"])
+        }
+    }
+
+    #[test]
+    fn request_schemas_require_exactly_the_contracts_required_fields() {
+        let doc = json();
+        for (operation, path, expected) in CONTRACT_REQUIRED {
+            let mut object = request_object(&doc, operation);
+            for step in path.split('.').filter(|s| !s.is_empty()) {
+                object = resolve(&doc, &object["properties"][step]);
+            }
+            let mut required: Vec<&str> = object["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(|f| f.as_str()).collect())
+                .unwrap_or_default();
+            required.sort_unstable();
+            let mut expected = expected.to_vec();
+            expected.sort_unstable();
+            assert_eq!(required, expected, "{operation} {path}");
+            for field in expected {
+                let property = &object["properties"][field];
+                assert!(
+                    property.is_object(),
+                    "{operation} {path}.{field} is not documented"
+                );
+                assert!(
+                    !nullable(property),
+                    "{operation} {path}.{field} is nullable"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn params_are_required_exactly_when_the_filter_has_required_fields() {
+        let doc = json();
+        let required = |schema: &serde_json::Value, field: &str| {
+            schema["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|f| f == field))
+        };
+        for (operation, must) in [
+            ("inventory.trace.traceLot", true),
+            ("inventory.green.getGreenLotDetailsByIds", true),
+            ("inventory.roast.getRoastCurvesById", true),
+            ("inventory.green.listGreenLots", false),
+            ("core.location.listLocations", false),
+        ] {
+            let body = &doc["paths"][format!("/rpc/v1/{operation}")]["post"]["requestBody"]["content"]
+                ["application/json"]["schema"];
+            let params = &body["properties"]["params"];
+            assert_eq!(required(body, "params"), must, "{operation} params");
+            assert_eq!(
+                required(params, "filter"),
+                must,
+                "{operation} params.filter"
+            );
+        }
+    }
+
+    #[test]
+    fn the_nullability_check_sees_both_spellings_of_null() {
+        let null_type = serde_json::json!({"type": ["string", "null"]});
+        let null_ref = serde_json::json!({"oneOf": [{"type": "null"}, {"$ref": "#/x"}]});
+        let plain = serde_json::json!({"type": "string", "format": "uuid"});
+        assert!(nullable(&null_type));
+        assert!(nullable(&null_ref));
+        assert!(!nullable(&plain));
     }
 
     #[test]

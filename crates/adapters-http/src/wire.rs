@@ -155,8 +155,10 @@ impl From<DateTime<Utc>> for Instant {
 /// A weight on the wire: `{"amount": 60.5, "unit": "KG"}`.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct WeightDto {
+    #[schema(value_type = Amount, required = true)]
     pub amount: Option<Amount>,
     /// `KG` or `LBS`.
+    #[schema(value_type = String, required = true)]
     pub unit: Option<String>,
 }
 
@@ -187,8 +189,10 @@ impl From<Weight> for WeightDto {
 /// A price on the wire: `{"amount": 5.2, "currency": "EUR"}`.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct PriceDto {
+    #[schema(value_type = Amount, required = true)]
     pub amount: Option<Amount>,
     /// ISO 4217 code.
+    #[schema(value_type = String, required = true)]
     pub currency: Option<String>,
 }
 
@@ -232,6 +236,7 @@ pub fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
 /// `{"name": "..."}`
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct NameRef {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
 }
 
@@ -300,6 +305,7 @@ pub struct PageMeta {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageInfo {
+    #[schema(required = true)]
     pub end_cursor: Option<String>,
 }
 

@@ -191,7 +191,7 @@ impl<S: Store> Roastery<S> {
         self.store.write(|tx| {
             let now = self.clock.now();
             let mut source = tx
-                .green_lot(cmd.green_lot_id)?
+                .green_lot_to_transfer(cmd.green_lot_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let destination = tx
                 .location(cmd.destination_location_id)?

@@ -85,6 +85,12 @@ pub trait GreenLotRepo {
     /// date (those never change).
     fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()>;
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>>;
+    /// The lot a transfer takes from, like [`Self::green_lot`]. A store that locks the rows a
+    /// write loads locks every lot of its origin with it, in one go: the transfer may go on to
+    /// merge into any of them, and two transfers between the same lots must not each hold one.
+    fn green_lot_to_transfer(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
+        self.green_lot(id)
+    }
     /// The stored lots among `ids`, in the order of `ids`; unknown ids are skipped.
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>>;
     fn green_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<GreenLot>>;

@@ -299,8 +299,8 @@ async fn two_instances(backend: Backend) {
     }
 }
 
-/// Another session holds a row lock on the quiet lot. A write to the hot lot still goes through
-/// on both instances while the lock is held; a write to the quiet lot answers 503 with
+/// Another session holds a row lock on the quiet lot and on a lot split off the hot lot. A write
+/// to the hot lot still goes through on both instances while the locks are held; a write to the quiet lot answers 503 with
 /// `Retry-After` once it has waited `ROASTERY_LOCK_TIMEOUT`, and changes nothing; once the lock
 /// is released, a write to the quiet lot goes through.
 async fn held_row_lock(
@@ -319,6 +319,15 @@ async fn held_row_lock(
     .execute(&mut session)
     .unwrap();
     assert_eq!(locked, 1);
+    // A lot that transfers split off the hot lot (one origin): a weight change of the hot lot
+    // changes the hot lot alone, so a lock on its sibling does not hold it up either.
+    let sibling = diesel::sql_query(format!(
+        "SELECT id FROM green_lots WHERE id <> '{hot}' AND origin_id = \
+         (SELECT origin_id FROM green_lots WHERE id = '{hot}') ORDER BY id LIMIT 1 FOR UPDATE"
+    ))
+    .execute(&mut session)
+    .unwrap();
+    assert_eq!(sibling, 1, "the transfers split the hot lot");
 
     // A write to the locked lot waits for the lock (and, as a side effect on a single global
     // writer lock, would hold up every other write).

@@ -25,6 +25,7 @@ pub struct BlendedLotDto {
     pub location: LocationRefDto,
     pub blended_date: Instant,
     pub projects: Vec<ObjectRefDto>,
+    #[schema(required = true)]
     pub consumed_date: Option<Instant>,
 }
 
@@ -67,9 +68,13 @@ pub struct BlendedLotsResult {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateBlendData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
+    #[schema(value_type = Uuid, required = true)]
     pub location_id: Option<Uuid>,
+    #[schema(value_type = Instant, required = true)]
     pub blended_date: Option<Instant>,
+    #[schema(value_type = Vec<UsedLotData>, required = true)]
     pub roasted_lots: Option<Vec<UsedLotData>>,
     pub projects: Option<Vec<NameRef>>,
 }

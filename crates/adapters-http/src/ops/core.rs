@@ -18,6 +18,7 @@ use crate::wire::{NoFilter, ReadRequest, WriteRequest, required};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportLocationData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
     pub external_id: Option<String>,
 }
@@ -27,6 +28,7 @@ pub struct ImportLocationData {
 pub struct LocationDto {
     pub id: Uuid,
     pub name: String,
+    #[schema(required = true)]
     pub external_id: Option<String>,
 }
 
@@ -83,6 +85,7 @@ pub(super) async fn list_locations<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportProjectData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
     pub description: Option<String>,
 }
@@ -92,6 +95,7 @@ pub struct ImportProjectData {
 pub struct ProjectDto {
     pub id: Uuid,
     pub name: String,
+    #[schema(required = true)]
     pub description: Option<String>,
 }
 

@@ -26,9 +26,11 @@ pub(super) fn refused(field: &str, err: impl BrokenRule) -> ApiError {
 /// `{"id", "type"}`: a green, roasted or blended lot.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct LotRefDto {
+    #[schema(value_type = Uuid, required = true)]
     pub id: Option<Uuid>,
     /// `INVENTORY_GREEN`, `INVENTORY_ROAST` or `INVENTORY_BLEND`.
     #[serde(rename = "type")]
+    #[schema(value_type = String, required = true)]
     pub lot_type: Option<String>,
 }
 
@@ -63,9 +65,12 @@ pub struct DateRange {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultSummaryDto {
+    #[schema(required = true)]
     pub average_score: Option<Amount>,
     pub result_count: usize,
+    #[schema(required = true)]
     pub min_score: Option<Amount>,
+    #[schema(required = true)]
     pub max_score: Option<Amount>,
 }
 
@@ -75,6 +80,7 @@ pub struct CuppedCoffeeDto {
     pub id: Uuid,
     pub cupped_coffee_number: String,
     /// Equals `resultSummary.averageScore`; null without included results.
+    #[schema(required = true)]
     pub average_score: Option<Amount>,
     pub cupped_lot: LotRefDto,
     pub result_summary: ResultSummaryDto,
@@ -135,10 +141,12 @@ pub struct SensorialAttributeDto {
 pub struct CuppingResultDto {
     pub id: Uuid,
     pub cupped_coffee_id: Uuid,
+    #[schema(required = true)]
     pub note: Option<String>,
     pub final_score: Amount,
     /// `INCLUDED` or `EXCLUDED`.
     pub scoring_state: String,
+    #[schema(required = true)]
     pub evaluator: Option<NameRef>,
     pub sensorial_attributes: Vec<SensorialAttributeDto>,
 }
@@ -183,18 +191,23 @@ pub struct CuppingResultsResult {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CoffeeInput {
+    #[schema(value_type = Uuid, required = true)]
     pub lot_id: Option<Uuid>,
     #[serde(rename = "type")]
+    #[schema(value_type = String, required = true)]
     pub lot_type: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateCuppingData {
+    #[schema(value_type = Instant, required = true)]
     pub start_date: Option<Instant>,
+    #[schema(value_type = NameRef, required = true)]
     pub cupping_sheet: Option<NameRef>,
     /// `DRAFT` (default) or `OPEN`.
     pub state: Option<String>,
+    #[schema(value_type = Vec<CoffeeInput>, required = true)]
     pub coffees: Option<Vec<CoffeeInput>>,
 }
 
@@ -232,7 +245,9 @@ pub(super) async fn create_cupping<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetCuppingStateData {
+    #[schema(value_type = Uuid, required = true)]
     pub cupping_id: Option<Uuid>,
+    #[schema(value_type = String, required = true)]
     pub state: Option<String>,
 }
 
@@ -254,16 +269,20 @@ pub(super) async fn set_cupping_state<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SensorialAttributeInput {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
+    #[schema(value_type = Amount, required = true)]
     pub score: Option<Amount>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultData {
+    #[schema(value_type = Uuid, required = true)]
     pub cupped_coffee_id: Option<Uuid>,
     pub evaluator: Option<NameRef>,
     /// 0 to 100.
+    #[schema(value_type = Amount, required = true)]
     pub final_score: Option<Amount>,
     /// `INCLUDED` (default) or `EXCLUDED`.
     pub scoring_state: Option<String>,
@@ -274,7 +293,9 @@ pub struct ResultData {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordCuppingResultsData {
+    #[schema(value_type = Uuid, required = true)]
     pub cupping_id: Option<Uuid>,
+    #[schema(value_type = Vec<ResultData>, required = true)]
     pub results: Option<Vec<ResultData>>,
 }
 
@@ -365,6 +386,7 @@ pub(super) async fn list_cuppings<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CuppingIdsFilter {
+    #[schema(value_type = Vec<Uuid>, required = true)]
     pub cupping_ids: Option<Vec<Uuid>>,
 }
 
@@ -392,6 +414,7 @@ pub(super) async fn get_cuppings_by_ids<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CuppedCoffeeIdsFilter {
+    #[schema(value_type = Vec<Uuid>, required = true)]
     pub cupped_coffee_ids: Option<Vec<Uuid>>,
 }
 

@@ -55,6 +55,7 @@ fn names(list: Option<Vec<NameRef>>, field: &str) -> Result<Vec<String>, ApiErro
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LocationExternalRef {
+    #[schema(value_type = String, required = true)]
     pub external_id: Option<String>,
 }
 
@@ -89,8 +90,11 @@ impl DetailsData {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportGreenLotData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
+    #[schema(value_type = String, required = true)]
     pub external_id: Option<String>,
+    #[schema(value_type = WeightDto, required = true)]
     pub weight: Option<WeightDto>,
     pub ico_number: Option<String>,
     pub price: Option<PriceDto>,
@@ -103,15 +107,20 @@ pub struct ImportGreenLotData {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferData {
+    #[schema(value_type = Uuid, required = true)]
     pub green_lot_id: Option<Uuid>,
+    #[schema(value_type = WeightDto, required = true)]
     pub weight: Option<WeightDto>,
+    #[schema(value_type = Uuid, required = true)]
     pub destination_location_id: Option<Uuid>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetWeightData {
+    #[schema(value_type = Uuid, required = true)]
     pub green_lot_id: Option<Uuid>,
+    #[schema(value_type = WeightDto, required = true)]
     pub weight: Option<WeightDto>,
 }
 
@@ -130,6 +139,7 @@ pub struct ListFilter {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DetailsFilter {
+    #[schema(value_type = Vec<Uuid>, required = true)]
     pub green_lot_ids: Option<Vec<Uuid>>,
 }
 
@@ -138,6 +148,7 @@ pub struct DetailsFilter {
 #[serde(rename_all = "camelCase")]
 pub struct LocationRefDto {
     pub id: Uuid,
+    #[schema(required = true)]
     pub external_id: Option<String>,
 }
 
@@ -152,14 +163,19 @@ pub struct GreenLotDto {
     pub id: Uuid,
     pub lot_number: String,
     pub name: String,
+    #[schema(required = true)]
     pub ico_number: Option<String>,
+    #[schema(required = true)]
     pub external_id: Option<String>,
     pub weight: WeightDto,
+    #[schema(required = true)]
     pub price: Option<PriceDto>,
+    #[schema(required = true)]
     pub location: Option<LocationRefDto>,
     pub projects: Vec<ProjectNameDto>,
     pub last_modified_date: Instant,
     pub registration_date: Instant,
+    #[schema(required = true)]
     pub consumed_date: Option<Instant>,
 }
 
@@ -218,8 +234,11 @@ pub struct NameDto {
 #[serde(rename_all = "camelCase")]
 pub struct GreenLotDetailsDto {
     pub green_lot_id: Uuid,
+    #[schema(required = true)]
     pub note: Option<String>,
+    #[schema(required = true)]
     pub grade: Option<String>,
+    #[schema(required = true)]
     pub crop_year: Option<String>,
     pub processing_methods: Vec<String>,
     pub countries_of_origin: Vec<String>,

@@ -22,7 +22,9 @@ use crate::wire::{Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, requi
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductData {
+    #[schema(value_type = String, required = true)]
     pub external_id: Option<String>,
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
     /// Optional: a product may have no variants yet.
     pub variants: Option<Vec<VariantData>>,
@@ -31,13 +33,16 @@ pub struct ProductData {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VariantData {
+    #[schema(value_type = String, required = true)]
     pub sku: Option<String>,
+    #[schema(value_type = CoffeeOptionsData, required = true)]
     pub coffee_options: Option<CoffeeOptionsData>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CoffeeOptionsData {
+    #[schema(value_type = String, required = true)]
     pub package_size: Option<String>,
 }
 
@@ -172,19 +177,24 @@ pub(super) async fn list_products<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderData {
+    #[schema(value_type = String, required = true)]
     pub external_id: Option<String>,
+    #[schema(value_type = Instant, required = true)]
     pub order_date: Option<Instant>,
     pub customer: Option<String>,
     /// `RETAIL` or `WHOLESALE`.
     pub customer_type: Option<String>,
+    #[schema(value_type = Vec<OrderItemData>, required = true)]
     pub order_items: Option<Vec<OrderItemData>>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderItemData {
+    #[schema(value_type = String, required = true)]
     pub sku: Option<String>,
     /// int32; must be above zero.
+    #[schema(value_type = i32, required = true)]
     pub quantity: Option<i32>,
 }
 
@@ -194,11 +204,14 @@ pub struct OrderDto {
     pub id: Uuid,
     pub external_id: String,
     pub order_date: Instant,
+    #[schema(required = true)]
     pub customer: Option<String>,
+    #[schema(required = true)]
     pub customer_type: Option<String>,
     pub status: String,
     pub order_items: Vec<OrderItemDto>,
     /// Null until shipped.
+    #[schema(required = true)]
     pub shipped_date: Option<Instant>,
     /// Empty until shipped.
     pub shipments: Vec<ShipmentDto>,
@@ -302,15 +315,20 @@ pub struct DateRange {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetOrderStatusData {
+    #[schema(value_type = Uuid, required = true)]
     pub order_id: Option<Uuid>,
+    #[schema(value_type = String, required = true)]
     pub status: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ShipOrderData {
+    #[schema(value_type = Uuid, required = true)]
     pub order_id: Option<Uuid>,
+    #[schema(value_type = Instant, required = true)]
     pub shipped_date: Option<Instant>,
+    #[schema(value_type = Vec<AllocationData>, required = true)]
     pub allocations: Option<Vec<AllocationData>>,
 }
 
@@ -318,9 +336,12 @@ pub struct ShipOrderData {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AllocationData {
+    #[schema(value_type = String, required = true)]
     pub sku: Option<String>,
+    #[schema(value_type = Uuid, required = true)]
     pub lot_id: Option<Uuid>,
     /// int32; must be above zero.
+    #[schema(value_type = i32, required = true)]
     pub quantity: Option<i32>,
 }
 

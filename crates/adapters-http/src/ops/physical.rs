@@ -19,12 +19,14 @@ use crate::wire::{Amount, Instant, NameRef, ReadRequest, WriteRequest, required}
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ScreenSizeDto {
     /// The screen's label (`18`, `17/18`, `PB`).
+    #[schema(value_type = String, required = true)]
     pub size: Option<String>,
     pub percentage: Option<Amount>,
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct DefectDto {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
     pub count: Option<i32>,
 }
@@ -36,12 +38,17 @@ pub struct PhysicalAnalysisDto {
     pub analysis_number: String,
     pub analysis_date: Instant,
     pub analysed_lot: LotRefDto,
+    #[schema(required = true)]
     pub moisture: Option<Amount>,
+    #[schema(required = true)]
     pub water_activity: Option<Amount>,
+    #[schema(required = true)]
     pub density: Option<Amount>,
     pub screen_sizes: Vec<ScreenSizeDto>,
     pub defects: Vec<DefectDto>,
+    #[schema(required = true)]
     pub note: Option<String>,
+    #[schema(required = true)]
     pub evaluator: Option<NameRef>,
 }
 
@@ -92,7 +99,9 @@ pub struct PhysicalAnalysesResult {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordPhysicalAnalysisData {
+    #[schema(value_type = Instant, required = true)]
     pub analysis_date: Option<Instant>,
+    #[schema(value_type = LotRefDto, required = true)]
     pub analysed_lot: Option<LotRefDto>,
     pub moisture: Option<Amount>,
     pub water_activity: Option<Amount>,

@@ -48,6 +48,7 @@ pub(super) fn weight_input(dto: Option<WeightDto>, field: &str) -> Result<Weight
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UsedLotData {
+    #[schema(value_type = Uuid, required = true)]
     pub id: Option<Uuid>,
     pub used_weight: Option<WeightDto>,
 }
@@ -96,6 +97,7 @@ impl From<LocationRef> for LocationRefDto {
 pub struct LotSourceDto {
     pub id: Uuid,
     pub name: String,
+    #[schema(required = true)]
     pub external_id: Option<String>,
     pub used_weight: WeightDto,
 }
@@ -143,6 +145,7 @@ pub struct WeightLossDto {
 pub struct ProfileRefDto {
     pub id: Uuid,
     pub name: String,
+    #[schema(required = true)]
     pub external_id: Option<String>,
 }
 
@@ -153,14 +156,17 @@ pub struct RoastedLotDto {
     pub lot_number: String,
     pub name: String,
     /// The `roastUUID` of the Artisan log the roast was imported from; null otherwise.
+    #[schema(required = true)]
     pub external_id: Option<String>,
     pub weight: WeightDto,
     pub weight_loss: WeightLossDto,
     pub green_lots: Vec<LotSourceDto>,
+    #[schema(required = true)]
     pub profile: Option<ProfileRefDto>,
     pub location: LocationRefDto,
     pub roasted_date: Instant,
     pub projects: Vec<ProjectNameDto>,
+    #[schema(required = true)]
     pub consumed_date: Option<Instant>,
 }
 
@@ -245,6 +251,7 @@ pub(super) async fn list_roasted_lots<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RoastedLotIdsFilter {
+    #[schema(value_type = Vec<Uuid>, required = true)]
     pub roasted_lot_ids: Option<Vec<Uuid>>,
 }
 
@@ -276,7 +283,9 @@ pub(super) async fn roasted_lots_by_ids<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetRoastedLotWeightData {
+    #[schema(value_type = Uuid, required = true)]
     pub roasted_lot_id: Option<Uuid>,
+    #[schema(value_type = WeightDto, required = true)]
     pub weight: Option<WeightDto>,
 }
 
@@ -318,7 +327,9 @@ impl NameInput {
 /// A temperature, time or roast value: `{"amount", "unit"}`.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MeasureDto {
+    #[schema(value_type = Amount, required = true)]
     pub amount: Option<Amount>,
+    #[schema(value_type = String, required = true)]
     pub unit: Option<String>,
 }
 
@@ -390,15 +401,25 @@ impl RoastDetailsData {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RoastDetailsDto {
+    #[schema(required = true)]
     pub roast_technician: Option<NameDto>,
+    #[schema(required = true)]
     pub note: Option<String>,
+    #[schema(required = true)]
     pub start_temperature: Option<MeasureDto>,
+    #[schema(required = true)]
     pub end_temperature: Option<MeasureDto>,
+    #[schema(required = true)]
     pub roast_value: Option<MeasureDto>,
+    #[schema(required = true)]
     pub roast_value2: Option<MeasureDto>,
+    #[schema(required = true)]
     pub roast_duration: Option<MeasureDto>,
+    #[schema(required = true)]
     pub first_crack_time: Option<MeasureDto>,
+    #[schema(required = true)]
     pub color_change_time: Option<MeasureDto>,
+    #[schema(required = true)]
     pub machine: Option<NameDto>,
     pub roasted_lot: ObjectRefDto,
 }
@@ -452,14 +473,18 @@ pub(super) async fn roast_details_by_ids<S: Store>(
 #[serde(rename_all = "camelCase")]
 pub struct DataPointData {
     /// Milliseconds since the roast started; fractions are rounded half-even to whole ms.
+    #[schema(value_type = Amount, required = true)]
     pub time: Option<Amount>,
+    #[schema(value_type = Amount, required = true)]
     pub value: Option<Amount>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CurveData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
+    #[schema(value_type = String, required = true)]
     pub unit: Option<String>,
     pub data_points: Option<Vec<DataPointData>>,
 }
@@ -528,6 +553,7 @@ pub struct RoastCurvesResult {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RoastCurvesFilter {
+    #[schema(value_type = Uuid, required = true)]
     pub roasted_lot_id: Option<Uuid>,
 }
 
@@ -551,10 +577,15 @@ pub(super) async fn roast_curves_by_id<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordRoastData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
+    #[schema(value_type = Uuid, required = true)]
     pub location_id: Option<Uuid>,
+    #[schema(value_type = Instant, required = true)]
     pub roasted_date: Option<Instant>,
+    #[schema(value_type = WeightDto, required = true)]
     pub weight: Option<WeightDto>,
+    #[schema(value_type = Vec<UsedLotData>, required = true)]
     pub green_lots: Option<Vec<UsedLotData>>,
     pub profile_id: Option<Uuid>,
     pub details: Option<RoastDetailsData>,
@@ -605,12 +636,16 @@ pub(super) async fn record_roast<S: Store>(
 #[serde(rename_all = "camelCase")]
 pub struct ImportRoastLogData {
     /// `ARTISAN`: an Artisan `.alog` file (a Python literal) or Artisan's JSON export.
+    #[schema(value_type = String, required = true)]
     pub format: Option<String>,
     /// The text of the log file.
+    #[schema(value_type = String, required = true)]
     pub content: Option<String>,
+    #[schema(value_type = Uuid, required = true)]
     pub location_id: Option<Uuid>,
     /// `usedWeight` may be left out when exactly one green lot is given: the log's green weight
     /// is used.
+    #[schema(value_type = Vec<UsedLotData>, required = true)]
     pub green_lots: Option<Vec<UsedLotData>>,
     /// Default: the log's `title`.
     pub name: Option<String>,
@@ -667,16 +702,20 @@ pub(super) async fn import_roast_log<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentData {
+    #[schema(value_type = Amount, required = true)]
     pub percentage: Option<Amount>,
+    #[schema(value_type = Vec<Uuid>, required = true)]
     pub green_lot_ids: Option<Vec<Uuid>>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportProfileData {
+    #[schema(value_type = String, required = true)]
     pub name: Option<String>,
     pub external_id: Option<String>,
     pub profile_group: Option<NameRef>,
+    #[schema(value_type = Vec<ComponentData>, required = true)]
     pub components: Option<Vec<ComponentData>>,
     pub reference_roast_id: Option<Uuid>,
     pub projects: Option<Vec<NameRef>>,
@@ -694,11 +733,14 @@ pub struct ComponentDto {
 pub struct ProfileDto {
     pub id: Uuid,
     pub name: String,
+    #[schema(required = true)]
     pub external_id: Option<String>,
     /// `SINGLE_ORIGIN` (one component) or `PRE_ROAST_BLEND`.
     pub profile_type: String,
+    #[schema(required = true)]
     pub profile_group: Option<NameDto>,
     pub components: Vec<ComponentDto>,
+    #[schema(required = true)]
     pub reference_roast: Option<ObjectRefDto>,
     pub projects: Vec<ObjectRefDto>,
 }
@@ -785,6 +827,7 @@ pub(super) async fn import_profile<S: Store>(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileIdsFilter {
+    #[schema(value_type = Vec<Uuid>, required = true)]
     pub profile_ids: Option<Vec<Uuid>>,
 }
 

@@ -49,6 +49,7 @@ pub struct LedgerEntryDto {
     /// `namespace.operation`.
     pub operation: String,
     /// The other side of the move, or null.
+    #[schema(required = true)]
     pub reference: Option<TraceRefDto>,
     pub client_id: String,
     pub created_date: Instant,
@@ -113,8 +114,10 @@ pub(super) async fn list_ledger_entries<S: Store>(
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceFilterData {
+    #[schema(value_type = Uuid, required = true)]
     pub lot_id: Option<Uuid>,
     /// `UPSTREAM` or `DOWNSTREAM`.
+    #[schema(value_type = String, required = true)]
     pub direction: Option<String>,
 }
 
@@ -127,7 +130,9 @@ pub struct TraceLotDto {
     pub lot_number: String,
     pub name: String,
     pub weight: WeightDto,
+    #[schema(required = true)]
     pub location: Option<LocationRefDto>,
+    #[schema(required = true)]
     pub consumed_date: Option<Instant>,
     /// 0 for the asked lot; otherwise the smallest number of edges from it.
     pub depth: u32,
@@ -180,9 +185,12 @@ impl From<Edge> for TraceEdgeDto {
 pub struct TraceOrderDto {
     pub id: Uuid,
     pub external_id: String,
+    #[schema(required = true)]
     pub customer: Option<String>,
+    #[schema(required = true)]
     pub customer_type: Option<String>,
     pub status: String,
+    #[schema(required = true)]
     pub shipped_date: Option<Instant>,
 }
 
