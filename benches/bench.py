@@ -11,7 +11,8 @@ than either number alone. The table goes into docs/performance.md between marker
     benches/bench.py [--quick] [--db sqlite|postgres|both] [--no-write]
 
 Environment: BENCH_LOTS, BENCH_DURATION (s), BENCH_CONNECTIONS, BENCH_PG_URL (server URL, no
-database: a database named roastery_bench_<pid> is created there and dropped afterwards).
+database: a database named roastery_bench_<pid> is created there and dropped afterwards),
+BENCH_ONLY (comma-separated parts of scenario names: measure only those, e.g. "token,first page").
 """
 
 import argparse
@@ -90,6 +91,13 @@ def peak_rss_kib(pid):
             if line.startswith("VmHWM:"):
                 return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time the process has used so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def wrk(port, duration, connections, env):
@@ -214,8 +222,15 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         bare = Bare(cwd, cert, key)
         rows = []
 
+        only = [part.strip() for part in os.environ.get("BENCH_ONLY", "").split(",") if part.strip()]
+
+        def selected(name):
+            return not only or any(part in name for part in only)
+
         def measure(name, env_for_wrk, probe=None, per_request=1, unit="req", connections=None):
             """probe: the answer the bare server repeats (one real call made with the same body)."""
+            if not selected(name):
+                return None
             if probe is None:
                 status, probe = client.post(env_for_wrk.get("PATH_OVERRIDE") or "/rpc/v1/" + env_for_wrk["OPERATION"],
                                             env_for_wrk["BODY"], env_for_wrk.get("CONTENT", "application/json"))
@@ -223,19 +238,24 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                     raise SystemExit(f"{name}: {status} {probe[:300]}")
             log(f"{kind}: {name} ({len(probe):,} bytes)")
             connections = connections or args.connections
+            cpu_before = cpu_seconds(server.pid)
             service = wrk(port, args.duration, connections, env_for_wrk)
             service["rss_kib"] = peak_rss_kib(server.pid)
+            # The server's CPU per answered request: steadier than requests/s when other work
+            # shares the cores.
+            service["cpu_us"] = 1e6 * (cpu_seconds(server.pid) - cpu_before) / max(1, service["requests"])
             framework = bare.measure(probe, args.duration, connections, env_for_wrk)
             rows.append({"db": kind, "scenario": name, "bytes": len(probe), "service": service,
                          "bare": framework, "per_request": per_request, "unit": unit})
             log(f"  service {service['rps']:.0f} req/s p50 {service['p50_us']/1000:.1f} ms "
-                f"p99 {service['p99_us']/1000:.1f} ms non2xx {service['non2xx']} | bare {framework['rps']:.0f} req/s")
+                f"p99 {service['p99_us']/1000:.1f} ms non2xx {service['non2xx']} server CPU {service['cpu_us']:.0f} us/req "
+                f"| bare {framework['rps']:.0f} req/s")
             return service
 
         # listGreenLots: the first page, and the page `depth` pages deep (cursor found by walking).
         first = json.dumps({"params": {"pagination": {"limit": 50}}})
         measure("listGreenLots, first page of 50", scenario_env("", "inventory.green.listGreenLots", first, token))
-        depth = min(2000, max(1, args.lots // 50 - 1))
+        depth = min(2000, max(1, args.lots // 50 - 1)) if selected("listGreenLots, page") else 0
         cursor = None
         walk_started = time.time()
         for _ in range(depth):
@@ -264,17 +284,18 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         hot_body = json.dumps({"data": {"greenLotId": ids["hotLot"], "weight": {"amount": 0.001, "unit": "KG"},
                                         "destinationLocationId": ids["floor"]}})
         hot = measure("transferGreenLotToLocation, one hot lot", scenario_env("", "inventory.green.transferGreenLotToLocation", hot_body, token))
-        status, raw = client.post("/rpc/v1/inventory.green.transferGreenLotToLocation", hot_body)
-        moved = json.loads(raw)["result"]
-        source = moved["sourceGreenLot"]["weight"]["amount"]
-        destination = moved["destinationGreenLot"]["weight"]["amount"]
-        from decimal import Decimal
-        total = Decimal(json.dumps(source)) + Decimal(json.dumps(destination))
-        conserved = total == Decimal(ids["hotLotKg"])
-        notes.append(f"{kind}: hot lot after {hot['requests'] - hot['non2xx']:,} counted transfers (+1 probe): "
-                     f"source {source} kg + destination {destination} kg = {total} kg "
-                     f"({'conserved' if conserved else 'NOT CONSERVED'}, started with {ids['hotLotKg']} kg)")
-        log(notes[-1])
+        if hot:
+            status, raw = client.post("/rpc/v1/inventory.green.transferGreenLotToLocation", hot_body)
+            moved = json.loads(raw)["result"]
+            source = moved["sourceGreenLot"]["weight"]["amount"]
+            destination = moved["destinationGreenLot"]["weight"]["amount"]
+            from decimal import Decimal
+            total = Decimal(json.dumps(source)) + Decimal(json.dumps(destination))
+            conserved = total == Decimal(ids["hotLotKg"])
+            notes.append(f"{kind}: hot lot after {hot['requests'] - hot['non2xx']:,} counted transfers (+1 probe): "
+                         f"source {source} kg + destination {destination} kg = {total} kg "
+                         f"({'conserved' if conserved else 'NOT CONSERVED'}, started with {ids['hotLotKg']} kg)")
+            log(notes[-1])
 
         lots_file = os.path.join(cwd, "lots.txt")
         with open(lots_file, "w") as f:

@@ -96,6 +96,23 @@ both_databases! {
         assert_eq!(app.fetch_token(&id, &secret, None).await.unwrap_err(), "invalid_client");
     }
 
+    async fn a_remembered_secret_check_lets_neither_a_wrong_secret_nor_a_revoked_account_through(app) {
+        let (id, secret) = app.account("core.location");
+        // The first request checks the secret in full and remembers it; the second is answered
+        // from that memory.
+        for _ in 0..2 {
+            assert!(app.fetch_token(&id, &secret, None).await.is_ok());
+        }
+        assert_eq!(app.fetch_token(&id, "not-the-secret", None).await.unwrap_err(), "invalid_client");
+        assert_eq!(app.fetch_token(&id, &format!("{secret}x"), None).await.unwrap_err(), "invalid_client");
+        let (other, _) = app.account("core.location");
+        assert_eq!(app.fetch_token(&other, &secret, None).await.unwrap_err(), "invalid_client");
+        assert!(app.fetch_token(&id, &secret, None).await.is_ok());
+        // Revocation is read from the store on every request: refused at once.
+        app.roastery.revoke_account(&id).unwrap();
+        assert_eq!(app.fetch_token(&id, &secret, None).await.unwrap_err(), "invalid_client");
+    }
+
     async fn a_token_without_the_namespace_scope_is_403(app) {
         let token = app.token("core.project").await;
         let (status, body) = app.call(&token, "core.location.listLocations", json!({})).await;

@@ -246,6 +246,20 @@ mod tests {
         );
     }
 
+    /// `.cargo/config.toml` builds SQLite with the query planner stability guarantee; without
+    /// it every statement with `LIMIT ?` is compiled again on each execution.
+    #[test]
+    fn sqlite_is_built_with_the_query_planner_stability_guarantee() {
+        use diesel::RunQueryDsl;
+        let mut conn = SqliteConnection::establish(":memory:").unwrap();
+        let used: i32 = diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
+            "sqlite_compileoption_used('ENABLE_QPSG')",
+        ))
+        .get_result(&mut conn)
+        .unwrap();
+        assert_eq!(used, 1);
+    }
+
     #[test]
     fn postgres_sessions_ask_for_untranslated_messages() {
         use diesel::RunQueryDsl;

@@ -22,7 +22,7 @@ use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::lock::Locked;
 use crate::store::DieselTx;
-use crate::time::{from_db, to_db};
+use crate::time::{StoredInstant, from_db, to_db};
 
 use crate::schema::green_lots;
 
@@ -46,7 +46,9 @@ struct GreenLotRow {
     location_id: Option<String>,
     projects: String,
     details: String,
+    #[diesel(deserialize_as = StoredInstant)]
     registration_date: NaiveDateTime,
+    #[diesel(deserialize_as = StoredInstant)]
     last_modified_date: NaiveDateTime,
 }
 

@@ -28,7 +28,7 @@ use uuid::Uuid;
 use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::store::DieselTx;
-use crate::time::{from_db, to_db};
+use crate::time::{StoredInstant, from_db, to_db};
 
 use crate::schema::*;
 
@@ -108,9 +108,12 @@ struct RoastedLotRow {
     consumed_at: Option<NaiveDateTime>,
     profile_id: Option<String>,
     location_id: String,
+    #[diesel(deserialize_as = StoredInstant)]
     roasted_date: NaiveDateTime,
     projects: String,
+    #[diesel(deserialize_as = StoredInstant)]
     created_at: NaiveDateTime,
+    #[diesel(deserialize_as = StoredInstant)]
     last_modified_at: NaiveDateTime,
     external_id: Option<String>,
 }

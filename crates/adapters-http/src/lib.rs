@@ -9,6 +9,7 @@ mod auth;
 #[doc(hidden)]
 pub mod bench_support;
 mod body;
+mod client_secret;
 pub mod cursor;
 mod decode;
 pub mod docs_page;

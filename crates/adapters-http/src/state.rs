@@ -7,6 +7,7 @@ use roastery_domain::account::AccessGrant;
 use roastery_ports::account::BearerRefusal;
 use roastery_ports::{AppError, Roastery, Store};
 
+use crate::client_secret::SecretChecks;
 use crate::cursor::CursorCodec;
 use crate::error::ApiError;
 use crate::rate_limit::RateLimits;
@@ -19,6 +20,8 @@ pub struct AppState<S: Store> {
     pub app: Roastery<S>,
     pub cursors: CursorCodec,
     pub(crate) auth_cache: moka::sync::Cache<String, Result<AccessGrant, BearerRefusal>>,
+    /// Client secret checks at the token endpoint: bounded, and remembered as long as tokens are.
+    pub(crate) secret_checks: SecretChecks,
     /// `None` when rate limiting is off.
     pub(crate) rate_limits: Option<RateLimits>,
     /// How long a client may take to send a request body.
@@ -36,6 +39,7 @@ impl<S: Store> AppState<S> {
                 .max_capacity(100_000)
                 .time_to_live(AUTH_CACHE_TTL)
                 .build(),
+            secret_checks: SecretChecks::new(AUTH_CACHE_TTL),
             rate_limits: None,
             body_timeout: crate::body::BODY_TIMEOUT,
             metrics: Some(Default::default()),
@@ -49,12 +53,13 @@ impl<S: Store> AppState<S> {
     }
 
     /// Reuses a token's verification for `ttl` (default [`AUTH_CACHE_TTL`]); a revocation takes
-    /// effect within that time.
+    /// effect within that time. A client secret's successful check is remembered as long.
     pub fn with_auth_cache_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.auth_cache = moka::sync::Cache::builder()
             .max_capacity(100_000)
             .time_to_live(ttl)
             .build();
+        self.secret_checks = SecretChecks::new(ttl);
         self
     }
 

@@ -221,9 +221,25 @@ async fn issue<S: Store>(
     client_secret: String,
     scope: Option<String>,
 ) -> HttpResponse {
-    let app = state.app.clone();
-    let issued =
-        web::block(move || app.issue_token(&client_id, &client_secret, scope.as_deref())).await;
+    let issued = async {
+        let app = state.app.clone();
+        let id = client_id.clone();
+        let client = match web::block(move || app.token_client(&id)).await {
+            Ok(Ok(client)) => client,
+            Ok(Err(err)) => return Ok(Err(err)),
+            Err(err) => return Err(crate::error::ApiError::internal(err)),
+        };
+        // The slow hash runs outside any transaction, bounded and remembered (see client_secret).
+        let matches = state
+            .secret_checks
+            .matches(&client_id, &client_secret, client.secret_hash())
+            .await?;
+        let app = state.app.clone();
+        web::block(move || app.issue_token_to(client, matches, scope.as_deref()))
+            .await
+            .map_err(crate::error::ApiError::internal)
+    }
+    .await;
     match issued {
         Ok(Ok(issued)) => {
             crate::request_id::record_client(&issued.grant.client_id);
@@ -246,9 +262,6 @@ async fn issue<S: Store>(
             let err = crate::error::ApiError::from(err);
             oauth_error(err.status, "server_error", &err.message)
         }
-        Err(err) => {
-            let err = crate::error::ApiError::internal(err);
-            oauth_error(err.status, "server_error", &err.message)
-        }
+        Err(err) => oauth_error(err.status, "server_error", &err.message),
     }
 }

@@ -25,6 +25,23 @@ pub struct IssuedToken {
     pub grant: AccessGrant,
 }
 
+/// A token request's client as stored, read before its secret is checked.
+#[derive(Debug, Clone)]
+pub struct TokenClient {
+    credentials: Option<Credentials>,
+}
+
+impl TokenClient {
+    /// The argon2 hash the request's secret must match: the account's, or for an unknown client
+    /// a decoy, so that the answer takes as long as for a known one.
+    pub fn secret_hash(&self) -> &str {
+        match &self.credentials {
+            Some(c) => &c.secret_hash,
+            None => decoy_hash(),
+        }
+    }
+}
+
 /// Why a token request was refused (RFC 6749 §5.2 error codes).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
@@ -101,15 +118,31 @@ impl<S: Store> Roastery<S> {
         client_secret: &str,
         scope: Option<&str>,
     ) -> Result<IssuedToken, TokenError> {
+        let client = self.token_client(client_id)?;
+        let secret_matches = verify_secret(client_secret, client.secret_hash());
+        self.issue_token_to(client, secret_matches, scope)
+    }
+
+    /// The first step of [`Roastery::issue_token`] for callers that check the secret themselves
+    /// (to bound or skip the slow hash): the client's stored credentials, read in one transaction.
+    pub fn token_client(&self, client_id: &str) -> Result<TokenClient, TokenError> {
         let credentials = self.store.read(|tx| Ok(tx.account(client_id)?))?;
-        // Hash checks are slow on purpose; they run outside any transaction.
-        let Some(credentials) = credentials else {
-            verify_secret(client_secret, decoy_hash());
+        Ok(TokenClient { credentials })
+    }
+
+    /// The last step of [`Roastery::issue_token`]: refuses unless `secret_matches` (the outcome
+    /// of checking the secret against [`TokenClient::secret_hash`]) and the account is active,
+    /// then grants the scopes and stores the new token's hash.
+    pub fn issue_token_to(
+        &self,
+        client: TokenClient,
+        secret_matches: bool,
+        scope: Option<&str>,
+    ) -> Result<IssuedToken, TokenError> {
+        let Some(credentials) = client.credentials else {
             return Err(TokenError::InvalidClient);
         };
-        if !verify_secret(client_secret, &credentials.secret_hash)
-            || !credentials.account.is_active()
-        {
+        if !secret_matches || !credentials.account.is_active() {
             return Err(TokenError::InvalidClient);
         }
         let scopes = credentials
@@ -126,6 +159,7 @@ impl<S: Store> Roastery<S> {
             tx.delete_tokens_expired_before(now)?;
             Ok(())
         })?;
+        let client_id = &credentials.account.client_id;
         tracing::info!(client_id, scopes = %grant.scopes, "access token issued");
         Ok(IssuedToken {
             access_token,

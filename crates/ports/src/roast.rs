@@ -202,6 +202,48 @@ pub(crate) fn roasted_view(
     })
 }
 
+/// [`roasted_view`] for a page of lots: each profile and location the page names is read once,
+/// not once per lot (lots of one roastery share a few of each).
+fn roasted_views(
+    tx: &mut impl Repos,
+    lots: Vec<RoastedLot>,
+) -> Result<Vec<RoastedLotView>, AppError> {
+    let mut profiles: HashMap<Uuid, Option<ProfileRef>> = HashMap::new();
+    let mut locations: HashMap<Uuid, LocationRef> = HashMap::new();
+    let mut views = Vec::with_capacity(lots.len());
+    for lot in lots {
+        let profile = match lot.profile_id {
+            None => None,
+            Some(id) => match profiles.get(&id) {
+                Some(known) => known.clone(),
+                None => {
+                    let found = tx.profile(id)?.map(|p| ProfileRef {
+                        id: p.id,
+                        name: p.name,
+                        external_id: p.external_id,
+                    });
+                    profiles.insert(id, found.clone());
+                    found
+                }
+            },
+        };
+        let location = match locations.get(&lot.location_id) {
+            Some(known) => known.clone(),
+            None => {
+                let found = location_ref(tx, lot.location_id)?;
+                locations.insert(lot.location_id, found.clone());
+                found
+            }
+        };
+        views.push(RoastedLotView {
+            lot,
+            profile,
+            location,
+        });
+    }
+    Ok(views)
+}
+
 fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
     let reference_roast = match profile.reference_roast_id {
         None => None,
@@ -251,11 +293,7 @@ impl<S: Store> Roastery<S> {
         self.store.read_replica(|tx| {
             let lots = tx.list_roasted_lots(from, &page)?;
             let next = lots.next;
-            let items = lots
-                .items
-                .into_iter()
-                .map(|lot| roasted_view(tx, lot))
-                .collect::<Result<Vec<_>, _>>()?;
+            let items = roasted_views(tx, lots.items)?;
             Ok(Page { items, next })
         })
     }
@@ -271,11 +309,7 @@ impl<S: Store> Roastery<S> {
             let found = tx.roasted_lots_by_ids(&ids)?;
             let page = in_asked_order(&ids, found, |l| l.id, &page)?;
             let next = page.next;
-            let items = page
-                .items
-                .into_iter()
-                .map(|lot| roasted_view(tx, lot))
-                .collect::<Result<Vec<_>, _>>()?;
+            let items = roasted_views(tx, page.items)?;
             Ok(Page { items, next })
         })
     }

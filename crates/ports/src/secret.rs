@@ -4,10 +4,11 @@
 //! salted hash. Access tokens are 256 random bits checked on every call, so a fast unsalted
 //! digest is enough: nobody can guess a preimage, and any server instance can look one up.
 
-use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 use crate::error::StoreError;
 
@@ -28,6 +29,52 @@ pub fn verify_secret(secret: &str, hash: &str) -> bool {
                 .is_ok()
         })
         .unwrap_or(false)
+}
+
+/// Working memory for argon2 checks, kept from one check to the next.
+///
+/// Each check needs its hash's memory cost (19 MiB for the default parameters). Allocated anew
+/// per check, on whichever thread runs it, the allocator keeps that much behind in every
+/// thread's arena it passes through: hundreds of MiB after a burst of token requests. A caller
+/// that bounds concurrent checks keeps one of these per permitted check instead.
+#[derive(Debug, Default)]
+pub struct SecretCheckMemory {
+    blocks: Vec<Block>,
+}
+
+impl SecretCheckMemory {
+    /// Whether `secret` matches the stored argon2 `hash`: the answer of [`verify_secret`].
+    pub fn verify(&mut self, secret: &str, hash: &str) -> bool {
+        self.matches(secret, hash).unwrap_or(false)
+    }
+
+    fn matches(&mut self, secret: &str, hash: &str) -> Option<bool> {
+        let parsed = PasswordHash::new(hash).ok()?;
+        let algorithm = Algorithm::try_from(parsed.algorithm).ok()?;
+        let version = match parsed.version {
+            Some(v) => Version::try_from(v).ok()?,
+            None => Version::default(),
+        };
+        let params = Params::try_from(&parsed).ok()?;
+        let expected = parsed.hash?;
+        let mut salt = [0; 64];
+        let salt = parsed.salt?.decode_b64(&mut salt).ok()?;
+        let needed = params.block_count();
+        if self.blocks.len() < needed {
+            self.blocks.resize(needed, Block::default());
+        }
+        let mut out = [0; 64];
+        let out = out.get_mut(..expected.len())?;
+        Argon2::new(algorithm, version, params)
+            .hash_password_into_with_memory(
+                secret.as_bytes(),
+                salt,
+                out,
+                self.blocks.as_mut_slice(),
+            )
+            .ok()?;
+        Some(bool::from(out.ct_eq(expected.as_bytes())))
+    }
 }
 
 /// A hash to verify against when the client is unknown, so that the answer takes as long as for
@@ -53,6 +100,43 @@ mod tests {
         assert!(verify_secret("s3cr3t", &hash));
         assert!(!verify_secret("s3cr3T", &hash));
         assert!(!verify_secret("s3cr3t", "not a hash"));
+    }
+
+    #[test]
+    fn reused_memory_gives_the_answers_of_a_fresh_check() {
+        let mut memory = SecretCheckMemory::default();
+        let first = hash_secret("s3cr3t").unwrap();
+        let second = hash_secret("other").unwrap();
+        // A hash with other parameters (less memory, more passes) than the default.
+        let small = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(64, 3, 1, Some(16)).unwrap(),
+        )
+        .hash_password(b"small", &SaltString::generate(&mut OsRng))
+        .unwrap()
+        .to_string();
+        let cases = [
+            ("s3cr3t", first.as_str()),
+            ("s3cr3T", first.as_str()),
+            ("other", second.as_str()),
+            ("s3cr3t", second.as_str()),
+            ("small", small.as_str()),
+            ("smalL", small.as_str()),
+            ("s3cr3t", first.as_str()),
+            ("s3cr3t", "not a hash"),
+            ("", first.as_str()),
+        ];
+        for (secret, hash) in cases {
+            assert_eq!(
+                memory.verify(secret, hash),
+                verify_secret(secret, hash),
+                "{secret} against {hash}"
+            );
+        }
+        assert!(memory.verify("s3cr3t", &first));
+        assert!(memory.verify("small", &small));
+        assert!(!memory.verify("s3cr3t", &second));
     }
 
     #[test]
