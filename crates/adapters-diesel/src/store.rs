@@ -65,6 +65,13 @@ impl DieselStore {
 
     /// Serves listings and by-ids reads from the PostgreSQL replica at `read_url` (no
     /// migrations run there: they reach it from the primary).
+    /// How many connections this store may hold open at once (both pools). More units of work
+    /// at a time than this only wait for a connection.
+    pub fn connection_limit(&self) -> usize {
+        let size = |pool: &Pool| usize::try_from(pool.max_size()).unwrap_or(usize::MAX);
+        size(&self.pool).saturating_add(self.replica.as_ref().map_or(0, size))
+    }
+
     pub fn with_read_replica(
         mut self,
         read_url: &str,

@@ -28,6 +28,8 @@ pub struct AppState<S: Store> {
     pub(crate) body_timeout: std::time::Duration,
     /// `None` when `/metrics` is off.
     pub(crate) metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
+    /// Use cases running at once, at most; `None`: unbounded.
+    database_turns: Option<std::sync::Arc<tokio::sync::Semaphore>>,
 }
 
 impl<S: Store> AppState<S> {
@@ -43,7 +45,17 @@ impl<S: Store> AppState<S> {
             rate_limits: None,
             body_timeout: crate::body::BODY_TIMEOUT,
             metrics: Some(Default::default()),
+            database_turns: None,
         }
+    }
+
+    /// Runs at most `limit` use cases at once (the store's connection limit): the others wait
+    /// on the runtime, not on blocking threads that would only wait for a connection.
+    pub fn with_database_concurrency(mut self, limit: usize) -> Self {
+        self.database_turns = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(
+            limit.max(1),
+        )));
+        self
     }
 
     /// Serves `GET /metrics` and counts requests when `on` (the default).
@@ -93,6 +105,10 @@ impl<S: Store> AppState<S> {
         &self,
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
+        let _turn = match &self.database_turns {
+            Some(turns) => Some(turns.acquire().await.map_err(ApiError::internal)?),
+            None => None,
+        };
         let app = self.app.clone();
         // The request's span follows the work, so the store's log lines carry the request id.
         let span = tracing::Span::current();
@@ -100,5 +116,46 @@ impl<S: Store> AppState<S> {
             .await
             .map_err(ApiError::internal)?
             .map_err(ApiError::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use roastery_ports::testing::memory_roastery;
+
+    use super::*;
+    use crate::cursor::CursorCodec;
+
+    /// Eight use cases asked for at once with room for two: never more than two run together,
+    /// and every one runs.
+    #[actix_web::test]
+    async fn use_cases_beyond_the_limit_wait_their_turn() {
+        let (app, _clock) = memory_roastery();
+        let state = Arc::new(
+            AppState::new(app, CursorCodec::new(vec![7; 32])).with_database_concurrency(2),
+        );
+        let running = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let calls = (0..8).map(|_| {
+            let (state, running, most) = (state.clone(), running.clone(), most.clone());
+            async move {
+                state
+                    .run(move |_| {
+                        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(50));
+                        running.fetch_sub(1, Ordering::SeqCst);
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        let done = futures_util::future::join_all(calls).await;
+        assert!(done.iter().all(Result::is_ok));
+        assert_eq!(most.load(Ordering::SeqCst), 2);
     }
 }

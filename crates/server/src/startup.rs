@@ -105,7 +105,9 @@ impl Application {
             .map_err(anyhow::Error::msg)?;
         // On PostgreSQL every instance takes from the same buckets, in the database.
         let shared = app.store().shared_rate_limit();
-        let state = AppState::new(app, CursorCodec::new(cursor_key));
+        let connections = app.store().connection_limit();
+        let state =
+            AppState::new(app, CursorCodec::new(cursor_key)).with_database_concurrency(connections);
         let state = match shared {
             Some(shared) => state.with_shared_rate_limit(rate_limit, Arc::new(shared)),
             None => state.with_rate_limit(rate_limit),
