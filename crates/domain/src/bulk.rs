@@ -3,11 +3,12 @@
 //! A bulk call is all or nothing, and a client fixing a rejected batch wants every failing item at
 //! once, not one per round trip. So a use case works in this order:
 //!
-//! 1. [`check_size`]: an empty batch or one of more than [`MAX_ITEMS`] items is refused whole (400).
-//! 2. Each item is parsed into its domain input; a shape error anywhere refuses the whole request
-//!    (400), as the contract says. [`ItemFailure`] names the item in that message.
-//! 3. The store pre-fetches what the batch refers to (existing records, SKUs) in one go.
-//! 4. The domain plans the batch ([`crate::product::plan_products`], [`crate::order::plan_orders`])
+//! 1. [`parse_batch`]: an empty batch or one of more than [`MAX_ITEMS`] items is refused whole
+//!    (400); then each item is parsed into its domain input, and a shape error anywhere refuses
+//!    the whole request (400), as the contract says. [`ItemFailure`] names the item in that
+//!    message.
+//! 2. The store pre-fetches what the batch refers to (existing records, SKUs) in one go.
+//! 3. The domain plans the batch ([`crate::product::plan_products`], [`crate::order::plan_orders`])
 //!    with those lookups and no I/O: either every item passes and each comes back as a
 //!    [`Planned`] record, or every failing item comes back with its own error (422
 //!    `bulk_operation_failed`, one detail per item) and nothing is written.
@@ -66,6 +67,49 @@ impl<E: BrokenRule> BrokenRule for ItemFailure<E> {
     fn violation(&self) -> Violation {
         self.error.violation()
     }
+}
+
+/// Why a whole bulk request was refused before anything was looked up (400): its size, or the
+/// first item that is malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchShapeError<E: BrokenRule> {
+    #[error(transparent)]
+    Size(#[from] BulkError),
+    #[error(transparent)]
+    Item(ItemFailure<E>),
+}
+
+impl<E: BrokenRule> BrokenRule for BatchShapeError<E> {
+    fn violation(&self) -> Violation {
+        match self {
+            Self::Size(e) => e.violation(),
+            Self::Item(e) => e.violation(),
+        }
+    }
+}
+
+/// Step one of a bulk call in `field`: its size ([`check_size`]), then each item parsed in order;
+/// the first malformed item refuses the whole request, named by its index and external id.
+pub fn parse_batch<I, T, E: BrokenRule>(
+    field: &'static str,
+    items: &[I],
+    external_id: impl Fn(&I) -> &str,
+    mut parse: impl FnMut(&I) -> Result<T, E>,
+) -> Result<Vec<T>, BatchShapeError<E>> {
+    check_size(field, items.len())?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            parse(item).map_err(|error| {
+                BatchShapeError::Item(ItemFailure {
+                    index,
+                    external_id: external_id(item).to_owned(),
+                    error,
+                })
+            })
+        })
+        .collect()
 }
 
 /// What writing a planned record will do.
@@ -155,6 +199,57 @@ mod tests {
             }
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);
+    }
+
+    /// A rule broken by an odd length, for the parsing tests.
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    #[error("`{0}` has an odd length")]
+    struct OddLength(String);
+
+    impl BrokenRule for OddLength {
+        fn violation(&self) -> Violation {
+            Violation::MissingParameter
+        }
+    }
+
+    fn even(s: &&str) -> Result<usize, OddLength> {
+        match s.len() % 2 {
+            0 => Ok(s.len()),
+            _ => Err(OddLength((*s).to_owned())),
+        }
+    }
+
+    #[test]
+    fn parsing_a_batch_checks_its_size_then_stops_at_the_first_malformed_item() {
+        assert_eq!(
+            parse_batch("data", &["ab", "cdef"], |s| s, even),
+            Ok(vec![2, 4])
+        );
+        let none: [&str; 0] = [];
+        assert_eq!(
+            parse_batch("data", &none, |s| s, even),
+            Err(BatchShapeError::Size(BulkError::Empty { field: "data" }))
+        );
+        let many = ["x"; MAX_ITEMS + 1];
+        let err = parse_batch("data", &many, |s| s, even).unwrap_err();
+        assert!(matches!(
+            err,
+            BatchShapeError::Size(BulkError::TooMany { count: 51, .. })
+        ));
+        let err = parse_batch("data", &["ab", "c", "d"], |s| s, even).unwrap_err();
+        assert_eq!(
+            err,
+            BatchShapeError::Item(ItemFailure {
+                index: 1,
+                external_id: "c".into(),
+                error: OddLength("c".into())
+            })
+        );
+        assert_eq!(err.violation(), Violation::MissingParameter);
+        assert_eq!(
+            err.to_string(),
+            "item 1 (externalId `c`): `c` has an odd length"
+        );
     }
 
     #[test]

@@ -4,8 +4,11 @@
 //! a green, roasted or blended lot. It moves only forward, `DRAFT` → `OPEN` → `CLOSED`; results are
 //! recorded only while it is `OPEN`, and a `CLOSED` cupping is final.
 //!
-//! Whether the referenced lots and cuppings exist is for the store-backed use case to check; this
-//! module gives it the errors to report ([`CuppingError::LotNotFound`], [`CuppingError::NotFound`]).
+//! Each write comes in the three steps of every write, so errors rank as the contract says:
+//! [`NewCupping::parse`] and [`ResultsDraft::parse`] check the shape (400) before anything is
+//! looked up; the store-backed use case then loads what the request refers to and reports what is
+//! missing with this module's errors ([`CuppingError::LotNotFound`], [`CuppingError::NotFound`]);
+//! last, [`CuppingDraft::number`], [`Cupping::set_state`] and [`Cupping::record_results`] decide.
 
 use std::fmt;
 
@@ -191,7 +194,7 @@ impl CuppedCoffee {
     }
 }
 
-/// A cupping as a client creates it; the caller gives each coffee its new id and number.
+/// A cupping as a client asks for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewCupping {
     pub start_date: DateTime<Utc>,
@@ -199,7 +202,112 @@ pub struct NewCupping {
     pub cupping_sheet: String,
     /// `DRAFT` when absent.
     pub state: Option<CuppingState>,
-    pub coffees: Vec<CuppedCoffee>,
+    /// The lots to cup, in the order given.
+    pub coffees: Vec<LotRef>,
+}
+
+impl NewCupping {
+    /// Step one of creating a cupping: every shape rule (400), nothing looked up. A cupping is
+    /// created `DRAFT` unless asked `OPEN` (never `CLOSED`), with 1 to [`MAX_COFFEES`] coffees
+    /// and a named sheet.
+    pub fn parse(self) -> Result<CuppingDraft, CuppingError> {
+        let state = self.state.unwrap_or_default();
+        if state == CuppingState::Closed {
+            return Err(CuppingError::CreatedClosed);
+        }
+        if self.coffees.is_empty() {
+            return Err(CuppingError::NoCoffees);
+        }
+        if self.coffees.len() > MAX_COFFEES {
+            return Err(CuppingError::TooManyCoffees {
+                count: self.coffees.len(),
+            });
+        }
+        Ok(CuppingDraft {
+            start_date: self.start_date,
+            state,
+            cupping_sheet: text::required(
+                "cuppingSheet.name",
+                &self.cupping_sheet,
+                text::NAME_MAX,
+            )?,
+            lots: self.coffees,
+        })
+    }
+}
+
+/// A cupping parsed from the request ([`NewCupping::parse`]): well-formed, its lots not yet
+/// looked up, nothing numbered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CuppingDraft {
+    start_date: DateTime<Utc>,
+    state: CuppingState,
+    cupping_sheet: String,
+    lots: Vec<LotRef>,
+}
+
+impl CuppingDraft {
+    /// The lots to cup, in the order given; the caller reports the first that does not exist
+    /// ([`CuppingError::LotNotFound`]).
+    pub fn lots(&self) -> &[LotRef] {
+        &self.lots
+    }
+
+    /// The cupping `CU-number`, once every lot is known to exist: no rule is left to break.
+    /// `identify` gives each lot's cupped coffee its id and `CC-` number, in the order of the
+    /// lots; its error (a store failure drawing a number) is passed on.
+    pub fn number<E>(
+        self,
+        id: Uuid,
+        number: i64,
+        mut identify: impl FnMut(LotRef) -> Result<(Uuid, i64), E>,
+    ) -> Result<Cupping, E> {
+        let coffees = self
+            .lots
+            .into_iter()
+            .map(|lot| {
+                let (id, number) = identify(lot)?;
+                Ok(CuppedCoffee { id, number, lot })
+            })
+            .collect::<Result<Vec<_>, E>>()?;
+        Ok(Cupping {
+            id,
+            number,
+            start_date: self.start_date,
+            state: self.state,
+            cupping_sheet: self.cupping_sheet,
+            coffees,
+        })
+    }
+}
+
+/// Results parsed from the request ([`ResultsDraft::parse`]): a non-empty, bounded list of
+/// well-formed results; whether the cupping takes them is [`Cupping::record_results`]' to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultsDraft(Vec<CuppingResult>);
+
+impl ResultsDraft {
+    /// Step one of recording results: the shape of the list and of each result (400), each
+    /// result keeping the id its input carries and recorded at `now`.
+    pub fn parse(results: Vec<NewCuppingResult>, now: DateTime<Utc>) -> Result<Self, CuppingError> {
+        if results.is_empty() {
+            return Err(CuppingError::NoResults);
+        }
+        if results.len() > MAX_RESULTS {
+            return Err(CuppingError::TooManyResults {
+                count: results.len(),
+            });
+        }
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(index, input)| {
+                CuppingResult::new(input, now)
+                    .map_err(|source| CuppingError::Result { index, source })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self)
+    }
 }
 
 /// A cupping session.
@@ -214,31 +322,6 @@ pub struct Cupping {
 }
 
 impl Cupping {
-    /// A new cupping `CU-number`: `DRAFT` unless asked `OPEN`, with 1 to [`MAX_COFFEES`] coffees
-    /// and a named sheet. The lots must exist; the caller checks that.
-    pub fn create(id: Uuid, number: i64, new: NewCupping) -> Result<Self, CuppingError> {
-        let state = new.state.unwrap_or_default();
-        if state == CuppingState::Closed {
-            return Err(CuppingError::CreatedClosed);
-        }
-        if new.coffees.is_empty() {
-            return Err(CuppingError::NoCoffees);
-        }
-        if new.coffees.len() > MAX_COFFEES {
-            return Err(CuppingError::TooManyCoffees {
-                count: new.coffees.len(),
-            });
-        }
-        Ok(Self {
-            id,
-            number,
-            start_date: new.start_date,
-            state,
-            cupping_sheet: text::required("cuppingSheet.name", &new.cupping_sheet, text::NAME_MAX)?,
-            coffees: new.coffees,
-        })
-    }
-
     /// Rebuilds a stored cupping.
     pub fn restore(
         id: Uuid,
@@ -297,32 +380,14 @@ impl Cupping {
         Ok(())
     }
 
-    /// Checks and builds the results to record, each with the id its input carries.
-    ///
-    /// Errors come in the contract's order: the shape of the list and of each result (400), then
-    /// a cupped coffee that is not part of this cupping (422 `resource_not_found`), then the state
-    /// rule: only an `OPEN` cupping takes results (422 `invalid_request`).
+    /// Step three of recording results, once the cupping is loaded: a result for a cupped coffee
+    /// that is not part of this cupping (422 `resource_not_found`), then the state rule: only an
+    /// `OPEN` cupping takes results (422 `invalid_request`).
     pub fn record_results(
         &self,
-        results: Vec<NewCuppingResult>,
-        now: DateTime<Utc>,
+        results: ResultsDraft,
     ) -> Result<Vec<CuppingResult>, CuppingError> {
-        if results.is_empty() {
-            return Err(CuppingError::NoResults);
-        }
-        if results.len() > MAX_RESULTS {
-            return Err(CuppingError::TooManyResults {
-                count: results.len(),
-            });
-        }
-        let recorded = results
-            .into_iter()
-            .enumerate()
-            .map(|(index, input)| {
-                CuppingResult::new(input, now)
-                    .map_err(|source| CuppingError::Result { index, source })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let ResultsDraft(recorded) = results;
         if let Some((index, r)) = recorded
             .iter()
             .enumerate()
@@ -356,14 +421,19 @@ mod tests {
         DateTime::from_timestamp(1_800_000_000, 0).unwrap()
     }
 
+    fn lot(n: u128) -> LotRef {
+        LotRef {
+            id: Uuid::from_u128(200 + n),
+            kind: LotKind::Roasted,
+        }
+    }
+
+    /// The cupped coffee of `lot(n)`: id `100 + n`, number `n`.
     fn coffee(n: u128) -> CuppedCoffee {
         CuppedCoffee {
             id: Uuid::from_u128(100 + n),
             number: n as i64,
-            lot: LotRef {
-                id: Uuid::from_u128(200 + n),
-                kind: LotKind::Roasted,
-            },
+            lot: lot(n),
         }
     }
 
@@ -372,12 +442,26 @@ mod tests {
             start_date: now(),
             cupping_sheet: " SCA 2024 ".into(),
             state,
-            coffees: vec![coffee(1), coffee(2)],
+            coffees: vec![lot(1), lot(2)],
         }
     }
 
+    /// Numbers a draft `CU-7`, each coffee as [`coffee`] does.
+    fn numbered(draft: CuppingDraft) -> Cupping {
+        draft
+            .number(Uuid::from_u128(1), 7, |l| {
+                let n = l.id.as_u128() - 200;
+                Ok::<_, std::convert::Infallible>((Uuid::from_u128(100 + n), n as i64))
+            })
+            .unwrap()
+    }
+
+    fn create(new: NewCupping) -> Result<Cupping, CuppingError> {
+        new.parse().map(numbered)
+    }
+
     fn cupping(state: CuppingState) -> Cupping {
-        let mut c = Cupping::create(Uuid::from_u128(1), 7, new_cupping(None)).unwrap();
+        let mut c = create(new_cupping(None)).unwrap();
         for step in [CuppingState::Open, CuppingState::Closed] {
             if c.state() != state {
                 c.set_state(step).unwrap();
@@ -401,29 +485,48 @@ mod tests {
 
     #[test]
     fn a_cupping_is_created_draft_by_default() {
-        let c = Cupping::create(Uuid::from_u128(1), 7, new_cupping(None)).unwrap();
+        let draft = new_cupping(None).parse().unwrap();
+        assert_eq!(draft.lots(), [lot(1), lot(2)]);
+        let c = numbered(draft);
         assert_eq!(c.state(), CuppingState::Draft);
         assert_eq!(c.display_number(), "CU-7");
         assert_eq!(c.cupping_sheet(), "SCA 2024");
-        assert_eq!(c.coffees().len(), 2);
+        assert_eq!(c.coffees(), [coffee(1), coffee(2)]);
         assert_eq!(c.coffees()[0].display_number(), "CC-1");
         assert_eq!(c.start_date(), now());
     }
 
     #[test]
+    fn numbering_gives_each_lot_its_coffee_in_order_and_passes_on_a_failure() {
+        let draft = new_cupping(None).parse().unwrap();
+        let mut asked = Vec::new();
+        let c = draft
+            .clone()
+            .number(Uuid::from_u128(1), 3, |l| {
+                asked.push(l);
+                Ok::<_, ()>((
+                    Uuid::from_u128(asked.len() as u128),
+                    10 + asked.len() as i64,
+                ))
+            })
+            .unwrap();
+        assert_eq!(asked, [lot(1), lot(2)]);
+        let numbers: Vec<String> = c.coffees().iter().map(|cc| cc.display_number()).collect();
+        assert_eq!(numbers, ["CC-11", "CC-12"]);
+        assert_eq!(c.coffees()[1].lot, lot(2));
+        let failed = draft.number(Uuid::from_u128(1), 3, |_| Err("no number"));
+        assert_eq!(failed, Err("no number"));
+    }
+
+    #[test]
     fn a_cupping_may_be_created_open() {
-        let c = Cupping::create(Uuid::from_u128(1), 7, new_cupping(Some(CuppingState::Open)));
+        let c = create(new_cupping(Some(CuppingState::Open)));
         assert_eq!(c.unwrap().state(), CuppingState::Open);
     }
 
     #[test]
     fn a_cupping_cannot_be_created_closed() {
-        let err = Cupping::create(
-            Uuid::from_u128(1),
-            7,
-            new_cupping(Some(CuppingState::Closed)),
-        )
-        .unwrap_err();
+        let err = new_cupping(Some(CuppingState::Closed)).parse().unwrap_err();
         assert_eq!(err, CuppingError::CreatedClosed);
         assert_eq!(err.violation(), Violation::InvalidParameter);
     }
@@ -432,22 +535,25 @@ mod tests {
     fn a_cupping_needs_one_to_a_hundred_coffees() {
         let mut new = new_cupping(None);
         new.coffees.clear();
-        let err = Cupping::create(Uuid::from_u128(1), 7, new).unwrap_err();
+        let err = new.parse().unwrap_err();
         assert_eq!(err, CuppingError::NoCoffees);
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let mut new = new_cupping(None);
-        new.coffees = (0..=MAX_COFFEES as u128).map(coffee).collect();
+        new.coffees = (0..=MAX_COFFEES as u128).map(lot).collect();
         assert_eq!(
-            Cupping::create(Uuid::from_u128(1), 7, new),
+            new.parse(),
             Err(CuppingError::TooManyCoffees { count: 101 })
         );
+        let mut new = new_cupping(None);
+        new.coffees = (0..MAX_COFFEES as u128).map(lot).collect();
+        assert_eq!(new.parse().unwrap().lots().len(), MAX_COFFEES);
     }
 
     #[test]
     fn a_cupping_needs_a_named_sheet() {
         let mut new = new_cupping(None);
         new.cupping_sheet = "  ".into();
-        let err = Cupping::create(Uuid::from_u128(1), 7, new).unwrap_err();
+        let err = new.parse().unwrap_err();
         assert!(matches!(err, CuppingError::Text(TextError::Empty { .. })));
         assert_eq!(err.violation(), Violation::InvalidParameter);
     }
@@ -538,14 +644,18 @@ mod tests {
         );
     }
 
+    fn parsed(inputs: Vec<NewCuppingResult>) -> ResultsDraft {
+        ResultsDraft::parse(inputs, now()).unwrap()
+    }
+
     #[test]
     fn an_open_cupping_records_results() {
         let c = cupping(CuppingState::Open);
         let recorded = c
-            .record_results(
-                vec![result(1, coffee(1).id, 85), result(2, coffee(2).id, 88)],
-                now(),
-            )
+            .record_results(parsed(vec![
+                result(1, coffee(1).id, 85),
+                result(2, coffee(2).id, 88),
+            ]))
             .unwrap();
         assert_eq!(recorded.len(), 2);
         assert_eq!(recorded[1].id, Uuid::from_u128(2));
@@ -556,7 +666,7 @@ mod tests {
     #[test]
     fn a_draft_cupping_records_no_results() {
         let err = cupping(CuppingState::Draft)
-            .record_results(vec![result(1, coffee(1).id, 85)], now())
+            .record_results(parsed(vec![result(1, coffee(1).id, 85)]))
             .unwrap_err();
         assert_eq!(err, CuppingError::NotOpen(CuppingState::Draft));
         assert_eq!(err.violation(), Violation::BusinessRule);
@@ -566,7 +676,7 @@ mod tests {
     #[test]
     fn a_closed_cupping_records_no_results() {
         let err = cupping(CuppingState::Closed)
-            .record_results(vec![result(1, coffee(1).id, 85)], now())
+            .record_results(parsed(vec![result(1, coffee(1).id, 85)]))
             .unwrap_err();
         assert_eq!(err, CuppingError::NotOpen(CuppingState::Closed));
         assert_eq!(err.violation(), Violation::BusinessRule);
@@ -576,10 +686,10 @@ mod tests {
     fn results_for_a_coffee_of_another_cupping_are_not_found() {
         let stranger = Uuid::from_u128(999);
         let err = cupping(CuppingState::Open)
-            .record_results(
-                vec![result(1, coffee(1).id, 85), result(2, stranger, 85)],
-                now(),
-            )
+            .record_results(parsed(vec![
+                result(1, coffee(1).id, 85),
+                result(2, stranger, 85),
+            ]))
             .unwrap_err();
         assert_eq!(
             err,
@@ -593,50 +703,76 @@ mod tests {
 
     #[test]
     fn not_found_wins_over_the_state_rule() {
+        let stranger = Uuid::from_u128(999);
         let err = cupping(CuppingState::Closed)
-            .record_results(vec![result(1, Uuid::from_u128(999), 85)], now())
+            .record_results(parsed(vec![result(1, stranger, 85)]))
             .unwrap_err();
-        assert_eq!(err.violation(), Violation::NotFound);
+        assert_eq!(
+            err,
+            CuppingError::CuppedCoffeeNotFound {
+                index: 0,
+                cupped_coffee_id: stranger
+            }
+        );
     }
 
     #[test]
-    fn shape_errors_win_over_not_found_and_state() {
-        let err = cupping(CuppingState::Draft)
-            .record_results(
-                vec![
-                    result(1, Uuid::from_u128(999), 85),
-                    result(2, coffee(1).id, 101),
-                ],
-                now(),
-            )
-            .unwrap_err();
-        assert!(matches!(err, CuppingError::Result { index: 1, .. }));
+    fn parsing_results_checks_each_one_and_names_the_first_malformed() {
+        // The first result names no coffee of any cupping; parsing does not look.
+        let err = ResultsDraft::parse(
+            vec![
+                result(1, Uuid::from_u128(999), 85),
+                result(2, coffee(1).id, 101),
+            ],
+            now(),
+        )
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            CuppingError::Result {
+                index: 1,
+                source: crate::cupping_result::ResultError::ScoreOutOfRange { .. }
+            }
+        ));
         assert_eq!(err.violation(), Violation::InvalidParameter);
         assert!(err.to_string().starts_with("results[1]: finalScore"));
     }
 
     #[test]
     fn the_results_list_is_non_empty_and_bounded() {
-        let c = cupping(CuppingState::Open);
-        let err = c.record_results(vec![], now()).unwrap_err();
+        let err = ResultsDraft::parse(vec![], now()).unwrap_err();
         assert_eq!(err, CuppingError::NoResults);
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let many = (0..=MAX_RESULTS as u128)
             .map(|i| result(i, coffee(1).id, 80))
             .collect();
         assert_eq!(
-            c.record_results(many, now()),
+            ResultsDraft::parse(many, now()),
             Err(CuppingError::TooManyResults { count: 501 })
         );
+        let most: Vec<_> = (0..MAX_RESULTS as u128)
+            .map(|i| result(i, coffee(1).id, 80))
+            .collect();
+        let recorded = cupping(CuppingState::Open)
+            .record_results(parsed(most))
+            .unwrap();
+        assert_eq!(recorded.len(), MAX_RESULTS);
     }
 
     #[test]
     fn a_missing_final_score_keeps_its_category() {
         let mut r = result(1, coffee(1).id, 85);
         r.final_score = None;
-        let err = cupping(CuppingState::Open)
-            .record_results(vec![r], now())
-            .unwrap_err();
+        let err = ResultsDraft::parse(vec![r], now()).unwrap_err();
+        assert!(matches!(
+            err,
+            CuppingError::Result {
+                index: 0,
+                source: crate::cupping_result::ResultError::Missing {
+                    field: "finalScore"
+                }
+            }
+        ));
         assert_eq!(err.violation(), Violation::MissingParameter);
     }
 }

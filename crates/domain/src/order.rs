@@ -230,6 +230,29 @@ pub struct OrderInput {
 }
 
 impl OrderInput {
+    /// Step one of `setOrders` for one order, from its wire fields: the customer type, each
+    /// item's SKU, then the texts ([`OrderInput::new`]); all 400. Empty items and quantities
+    /// are judged later, per item.
+    pub fn parse<'a>(
+        external_id: &str,
+        order_date: DateTime<Utc>,
+        customer: Option<&str>,
+        customer_type: Option<&str>,
+        items: impl IntoIterator<Item = (&'a str, i32)>,
+    ) -> Result<Self, OrderError> {
+        let customer_type = customer_type.map(CustomerType::parse).transpose()?;
+        let items = items
+            .into_iter()
+            .map(|(sku, quantity)| {
+                Ok(OrderItem {
+                    sku: Sku::parse(sku)?,
+                    quantity,
+                })
+            })
+            .collect::<Result<Vec<_>, OrderError>>()?;
+        Self::new(external_id, order_date, customer, customer_type, items)
+    }
+
     /// Refuses blank or overlong text (400 `invalid_parameter`). Empty items and quantities are
     /// judged later, per item.
     pub fn new(
@@ -552,6 +575,35 @@ mod tests {
             items,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn parsing_an_order_checks_customer_type_then_skus_then_texts() {
+        let parsed = OrderInput::parse(
+            "O-1",
+            at(0),
+            Some(" Café Nord "),
+            Some("RETAIL"),
+            [("GUJI-250", 2), ("HUILA-1K", 0)],
+        )
+        .unwrap();
+        assert_eq!(parsed.customer(), Some("Café Nord"));
+        assert_eq!(parsed.customer_type(), Some(CustomerType::Retail));
+        assert_eq!(parsed.items(), [item("GUJI-250", 2), item("HUILA-1K", 0)]);
+        // A quantity of zero is judged later, per item; the empty list too.
+        assert!(OrderInput::parse("O-1", at(0), None, None, []).is_ok());
+        let err = OrderInput::parse(" ", at(0), None, Some("retail"), [(" ", 1)]).unwrap_err();
+        assert_eq!(err, OrderError::InvalidCustomerType("retail".into()));
+        let err = OrderInput::parse(" ", at(0), None, None, [(" ", 1)]).unwrap_err();
+        assert!(matches!(err, OrderError::Text(TextError::Empty { .. })));
+        let err = OrderInput::parse(" ", at(0), None, None, [("GUJI-250", 1)]).unwrap_err();
+        assert_eq!(
+            err,
+            OrderError::Text(TextError::Empty {
+                field: "externalId"
+            })
+        );
+        assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 
     fn open_order(external_id: &str) -> Order {

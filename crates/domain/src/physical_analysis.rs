@@ -6,8 +6,10 @@
 //! negative. Ranges are checked on the values as given; accepted values are then rounded half-even
 //! to six decimals, like weights, so that they are stored exactly as integer micro-units.
 //!
-//! Whether the analysed lot exists is for the store-backed use case to check
-//! ([`PhysicalAnalysisError::LotNotFound`]).
+//! Recording one takes the three steps of every write: [`NewPhysicalAnalysis::parse`] checks every
+//! shape rule (400); the store-backed use case then checks the analysed lot exists
+//! ([`PhysicalAnalysisError::LotNotFound`]); last, [`PhysicalAnalysisDraft::record`] applies the
+//! one business rule, the screen sizes' sum.
 
 use std::collections::HashSet;
 
@@ -205,46 +207,81 @@ impl Range {
     }
 }
 
-impl PhysicalAnalysis {
-    /// A new analysis `QC-number` of an existing lot (the caller checks it exists).
-    pub fn record(
-        id: Uuid,
-        number: i64,
-        new: NewPhysicalAnalysis,
-    ) -> Result<Self, PhysicalAnalysisError> {
+/// A physical analysis parsed from the request ([`NewPhysicalAnalysis::parse`]): every figure
+/// and text checked and rounded; its lot not yet looked up and no business rule applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhysicalAnalysisDraft {
+    analysis_date: DateTime<Utc>,
+    analysed_lot: LotRef,
+    moisture: Option<Decimal>,
+    water_activity: Option<Decimal>,
+    density: Option<Decimal>,
+    screen_sizes: Vec<ScreenSize>,
+    defects: Vec<Defect>,
+    note: Option<String>,
+    evaluator: Option<String>,
+}
+
+impl NewPhysicalAnalysis {
+    /// Step one of recording an analysis: every shape rule (400), in field order. Each given
+    /// measurement is within its range and rounded, screen sizes and defects are bounded,
+    /// distinct and complete, texts are bounded.
+    pub fn parse(self) -> Result<PhysicalAnalysisDraft, PhysicalAnalysisError> {
         let measure = |field: &str, value: Option<Decimal>, range: Range| {
             value.map(|v| range.check(field.to_owned(), v)).transpose()
         };
-        let moisture = measure("moisture", new.moisture, Range::percent())?;
-        let water_activity = measure("waterActivity", new.water_activity, Range::water_activity())?;
-        let density = measure("density", new.density, Range::density())?;
-        let screen_sizes = screen_sizes(new.screen_sizes)?;
-        let defects = defects(new.defects)?;
-        let note = new
-            .note
-            .map(|n| text::bounded("note", &n, text::NOTE_MAX))
-            .transpose()?;
-        let evaluator = text::optional("evaluator.name", new.evaluator.as_deref(), text::NAME_MAX)?;
-        // The one business rule comes after every shape rule, so a 400 always wins over it.
-        let total: Decimal = screen_sizes.iter().map(|s| s.percentage).sum();
+        Ok(PhysicalAnalysisDraft {
+            analysis_date: self.analysis_date,
+            analysed_lot: self.analysed_lot,
+            moisture: measure("moisture", self.moisture, Range::percent())?,
+            water_activity: measure(
+                "waterActivity",
+                self.water_activity,
+                Range::water_activity(),
+            )?,
+            density: measure("density", self.density, Range::density())?,
+            screen_sizes: screen_sizes(self.screen_sizes)?,
+            defects: defects(self.defects)?,
+            note: self
+                .note
+                .map(|n| text::bounded("note", &n, text::NOTE_MAX))
+                .transpose()?,
+            evaluator: text::optional("evaluator.name", self.evaluator.as_deref(), text::NAME_MAX)?,
+        })
+    }
+}
+
+impl PhysicalAnalysisDraft {
+    /// The lot analysed; the caller reports it when it does not exist.
+    pub fn analysed_lot(&self) -> LotRef {
+        self.analysed_lot
+    }
+
+    /// Step three, once the lot is known to exist: the analysis `QC-number`, unless its screen
+    /// sizes add up to more than 100 (each is fine on its own; together they break a rule of
+    /// the business, 422).
+    pub fn record(self, id: Uuid, number: i64) -> Result<PhysicalAnalysis, PhysicalAnalysisError> {
+        let total: Decimal = self.screen_sizes.iter().map(|s| s.percentage).sum();
         if total > Decimal::ONE_HUNDRED {
             return Err(PhysicalAnalysisError::ScreenSizesOver100(total.normalize()));
         }
-        Ok(Self {
+        Ok(PhysicalAnalysis {
             id,
             number,
-            analysis_date: new.analysis_date,
-            analysed_lot: new.analysed_lot,
-            moisture,
-            water_activity,
-            density,
-            screen_sizes,
-            defects,
-            note,
-            evaluator,
+            analysis_date: self.analysis_date,
+            analysed_lot: self.analysed_lot,
+            moisture: self.moisture,
+            water_activity: self.water_activity,
+            density: self.density,
+            screen_sizes: self.screen_sizes,
+            defects: self.defects,
+            note: self.note,
+            evaluator: self.evaluator,
         })
     }
+}
 
+impl PhysicalAnalysis {
     /// `QC-n`.
     pub fn display_number(&self) -> String {
         crate::stock::number(ANALYSIS_PREFIX, self.number)
@@ -355,8 +392,9 @@ mod tests {
         }
     }
 
+    /// Parses and records `new` as `QC-3`, as the use case does once the lot is found.
     fn record(new: NewPhysicalAnalysis) -> Result<PhysicalAnalysis, PhysicalAnalysisError> {
-        PhysicalAnalysis::record(Uuid::from_u128(1), 3, new)
+        new.parse()?.record(Uuid::from_u128(1), 3)
     }
 
     fn out_of_range(field: &str, value: &str) -> PhysicalAnalysisError {
@@ -495,7 +533,10 @@ mod tests {
     fn screen_size_percentages_add_up_to_at_most_100() {
         let mut n = new();
         n.screen_sizes[1].percentage = Some(d("40.01"));
-        let err = record(n).unwrap_err();
+        // Each percentage is well-formed: parsing accepts them, recording refuses their sum.
+        let draft = n.parse().unwrap();
+        assert_eq!(draft.analysed_lot(), lot());
+        let err = draft.record(Uuid::from_u128(1), 3).unwrap_err();
         assert_eq!(err, PhysicalAnalysisError::ScreenSizesOver100(d("100.01")));
         assert_eq!(err.violation(), Violation::BusinessRule);
     }
@@ -510,8 +551,15 @@ mod tests {
             name: "Broken".into(),
             count: Some(-1),
         });
-        let err = record(n).unwrap_err();
-        assert_eq!(err.violation(), Violation::InvalidParameter, "{err}");
+        let err = n.parse().unwrap_err();
+        assert_eq!(
+            err,
+            PhysicalAnalysisError::NegativeCount {
+                field: "defects[1].count".into(),
+                value: -1
+            }
+        );
+        assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 
     #[test]

@@ -256,6 +256,21 @@ pub struct ProductInput {
 }
 
 impl ProductInput {
+    /// Step one of `syncProducts` for one product, from its wire fields: each variant
+    /// ([`Variant::parse`]), then the texts and the SKUs' uniqueness ([`ProductInput::new`]);
+    /// all 400.
+    pub fn parse<'a>(
+        external_id: &str,
+        name: &str,
+        variants: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, ProductError> {
+        let variants = variants
+            .into_iter()
+            .map(|(sku, package_size)| Variant::parse(sku, package_size))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::new(external_id, name, variants)
+    }
+
     /// Refuses blank or overlong text and a SKU listed twice (all 400 `invalid_parameter`).
     pub fn new(
         external_id: &str,
@@ -459,6 +474,33 @@ mod tests {
     fn input(external_id: &str, name: &str, variants: &[(&str, &str)]) -> ProductInput {
         let variants = variants.iter().map(|(s, p)| variant(s, p)).collect();
         ProductInput::new(external_id, name, variants).unwrap()
+    }
+
+    #[test]
+    fn parsing_a_product_checks_its_variants_before_its_texts() {
+        let parsed = ProductInput::parse(
+            " P-1 ",
+            "Guji",
+            [("GUJI-250", "PACKAGE250G"), ("GUJI-13", "PACKAGE13_2G")],
+        )
+        .unwrap();
+        assert_eq!(parsed.external_id(), "P-1");
+        assert_eq!(parsed.variants()[1], variant("GUJI-13", "PACKAGE13_2G"));
+        // A blank name and a malformed size: the variant is named first.
+        let err = ProductInput::parse("P-1", " ", [("GUJI-250", "250G")]).unwrap_err();
+        assert!(matches!(err, ProductError::InvalidPackageSize { .. }));
+        let err = ProductInput::parse("P-1", " ", [("GUJI-250", "PACKAGE250G")]).unwrap_err();
+        assert_eq!(err, ProductError::Text(TextError::Empty { field: "name" }));
+        let err = ProductInput::parse("P-1", "Guji", [("A", "PACKAGE1G"), ("A", "PACKAGE2G")])
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ProductError::DuplicateSku {
+                external_id: "P-1".into(),
+                sku: "A".into()
+            }
+        );
+        assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 
     fn stored(external_id: &str, variants: &[(&str, &str)]) -> Product {

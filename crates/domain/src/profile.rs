@@ -4,11 +4,11 @@
 //! green lots. Its type is derived, never stored: one component is a single origin, two or more a
 //! pre-roast blend. Percentages are exact and must sum to exactly 100.
 //!
-//! Checking a profile spans the contract's precedence, so it comes in two steps for the caller:
-//! [`check_component_shape`] (400 rules) before any lookup, then — once green lot ids are resolved
-//! to names and unknown ones reported — [`Profile::new`] (the sum, a business rule). A duplicate
-//! `externalId` is a store question; the caller reports it with [`ProfileError::DuplicateExternalId`]
-//! after `Profile::new` succeeds.
+//! Importing one takes the three steps of every write, so errors rank as the contract says:
+//! [`ProfileDraft::parse`] checks every shape rule (400) before any lookup; the caller then loads
+//! the green lots, the reference roast and the projects the draft names, reporting what is
+//! missing (422 `resource_not_found`); last, [`ProfileDraft::decide`] applies the sum (422
+//! `invalid_request`) and then the conflict of a taken `externalId` (422 `resource_conflict`).
 
 use std::collections::HashSet;
 
@@ -17,7 +17,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use uuid::Uuid;
 
 use crate::decimal::SCALE;
-use crate::project::ProjectRef;
+use crate::project::{self, ProjectError, ProjectRef};
 use crate::roast_details::name_reference;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
@@ -31,6 +31,8 @@ pub const MAX_GREEN_LOTS_PER_COMPONENT: usize = 100;
 pub enum ProfileError {
     #[error(transparent)]
     Text(#[from] TextError),
+    #[error(transparent)]
+    Project(#[from] ProjectError),
     #[error("components must list at least one component")]
     NoComponents,
     #[error("components lists {0} components; at most {MAX_COMPONENTS} are accepted")]
@@ -61,6 +63,7 @@ impl BrokenRule for ProfileError {
     fn violation(&self) -> Violation {
         match self {
             Self::Text(e) => e.violation(),
+            Self::Project(e) => e.violation(),
             Self::NoComponents
             | Self::TooManyComponents(_)
             | Self::PercentageNotPositive { .. }
@@ -144,14 +147,6 @@ fn percentage(value: Decimal) -> Decimal {
 
 /// The 400 rules of a component list: at least one and at most [`MAX_COMPONENTS`] components, each
 /// with a percentage above zero and one to [`MAX_GREEN_LOTS_PER_COMPONENT`] distinct green lots.
-pub fn check_component_shape(components: &[ComponentDraft]) -> Result<(), ProfileError> {
-    check_shape(
-        components
-            .iter()
-            .map(|c| (c.percentage, c.green_lot_ids.as_slice())),
-    )
-}
-
 fn check_shape<'a>(
     components: impl ExactSizeIterator<Item = (Decimal, &'a [Uuid])>,
 ) -> Result<(), ProfileError> {
@@ -184,56 +179,184 @@ fn check_shape<'a>(
     Ok(())
 }
 
-impl Profile {
-    /// A new profile: text bounded, components shaped as [`check_component_shape`] demands, and
-    /// percentages summing to exactly 100.
-    pub fn new(profile: NewProfile, id: Uuid, now: DateTime<Utc>) -> Result<Self, ProfileError> {
-        let name = text::required("name", &profile.name, text::NAME_MAX)?;
-        let external_id = text::optional(
-            "externalId",
-            profile.external_id.as_deref(),
-            text::EXTERNAL_ID_MAX,
-        )?;
-        let profile_group = name_reference("profileGroup", profile.profile_group.as_deref())?;
-        let ids: Vec<Vec<Uuid>> = profile
-            .components
-            .iter()
-            .map(|c| c.green_lots.iter().map(|l| l.id).collect())
-            .collect();
+/// Percentages must sum to exactly 100: a rule of the business, judged after the shape.
+fn check_sum(components: &[Component]) -> Result<(), ProfileError> {
+    let sum = components
+        .iter()
+        .try_fold(Decimal::ZERO, |sum, c| sum.checked_add(c.percentage));
+    match sum {
+        Some(sum) if sum == Decimal::ONE_HUNDRED => Ok(()),
+        Some(sum) => Err(ProfileError::PercentagesNotHundred(sum.normalize())),
+        // Only absurd percentages overflow; they cannot sum to 100 either.
+        None => Err(ProfileError::PercentagesNotHundred(Decimal::MAX)),
+    }
+}
+
+/// A profile parsed from the request ([`ProfileDraft::parse`]): texts bounded, project names
+/// and components well-formed, percentages rounded; nothing looked up yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileDraft {
+    name: String,
+    external_id: Option<String>,
+    profile_group: Option<String>,
+    projects: Vec<String>,
+    components: Vec<ComponentDraft>,
+    reference_roast_id: Option<Uuid>,
+}
+
+/// What a profile refers to, as the store found it: every green lot the draft names (a missing
+/// one is reported while loading), the projects resolved, and whether its external id is taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileReferences {
+    pub green_lots: Vec<GreenLotRef>,
+    pub projects: Vec<ProjectRef>,
+    pub external_id_taken: bool,
+}
+
+impl ProfileDraft {
+    /// Step one of importing a profile: every shape rule (400), in field order: `name`,
+    /// `externalId`, `profileGroup`, the project names, then the components.
+    pub fn parse(
+        name: &str,
+        external_id: Option<&str>,
+        profile_group: Option<&str>,
+        projects: &[String],
+        components: Vec<ComponentDraft>,
+        reference_roast_id: Option<Uuid>,
+    ) -> Result<Self, ProfileError> {
+        let name = text::required("name", name, text::NAME_MAX)?;
+        let external_id = text::optional("externalId", external_id, text::EXTERNAL_ID_MAX)?;
+        let profile_group = name_reference("profileGroup", profile_group)?;
+        project::check_references(projects)?;
         check_shape(
-            profile
-                .components
+            components
                 .iter()
-                .zip(&ids)
-                .map(|(c, ids)| (c.percentage, ids.as_slice())),
+                .map(|c| (c.percentage, c.green_lot_ids.as_slice())),
         )?;
-        let components: Vec<Component> = profile
-            .components
-            .into_iter()
-            .map(|c| Component {
-                percentage: percentage(c.percentage),
-                ..c
-            })
-            .collect();
-        let sum = components
-            .iter()
-            .try_fold(Decimal::ZERO, |sum, c| sum.checked_add(c.percentage));
-        match sum {
-            Some(sum) if sum == Decimal::ONE_HUNDRED => {}
-            Some(sum) => return Err(ProfileError::PercentagesNotHundred(sum.normalize())),
-            // Only absurd percentages overflow; they cannot sum to 100 either.
-            None => return Err(ProfileError::PercentagesNotHundred(Decimal::MAX)),
-        }
         Ok(Self {
-            id,
             name,
             external_id,
             profile_group,
+            projects: projects.to_vec(),
+            components: components
+                .into_iter()
+                .map(|c| ComponentDraft {
+                    percentage: percentage(c.percentage),
+                    ..c
+                })
+                .collect(),
+            reference_roast_id,
+        })
+    }
+
+    /// Every green lot the components name, once each, in the order they first appear.
+    pub fn green_lot_ids(&self) -> Vec<Uuid> {
+        let mut seen = HashSet::new();
+        self.components
+            .iter()
+            .flat_map(|c| &c.green_lot_ids)
+            .filter(|id| seen.insert(**id))
+            .copied()
+            .collect()
+    }
+
+    pub fn reference_roast_id(&self) -> Option<Uuid> {
+        self.reference_roast_id
+    }
+
+    /// The project names, as given.
+    pub fn projects(&self) -> &[String] {
+        &self.projects
+    }
+
+    pub fn external_id(&self) -> Option<&str> {
+        self.external_id.as_deref()
+    }
+
+    /// Step three, with what the draft refers to loaded: percentages summing to exactly 100
+    /// (422 `invalid_request`), then an external id no other profile has (422
+    /// `resource_conflict`). A green lot missing from `references` is not found.
+    pub fn decide(
+        self,
+        references: ProfileReferences,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Profile, ProfileError> {
+        let components = self
+            .components
+            .into_iter()
+            .map(|c| {
+                let green_lots = c
+                    .green_lot_ids
+                    .iter()
+                    .map(|id| {
+                        references
+                            .green_lots
+                            .iter()
+                            .find(|l| l.id == *id)
+                            .cloned()
+                            .ok_or(ProfileError::GreenLotNotFound(*id))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Component {
+                    percentage: c.percentage,
+                    green_lots,
+                })
+            })
+            .collect::<Result<Vec<_>, ProfileError>>()?;
+        check_sum(&components)?;
+        if references.external_id_taken
+            && let Some(external_id) = self.external_id
+        {
+            return Err(ProfileError::DuplicateExternalId(external_id));
+        }
+        Ok(Profile {
+            id,
+            name: self.name,
+            external_id: self.external_id,
+            profile_group: self.profile_group,
             components,
-            reference_roast_id: profile.reference_roast_id,
-            projects: profile.projects,
+            reference_roast_id: self.reference_roast_id,
+            projects: references.projects,
             created_at: now,
         })
+    }
+}
+
+impl Profile {
+    /// A profile from a description whose green lots and projects are resolved already (no
+    /// external id is taken): the rules of [`ProfileDraft::parse`] and [`ProfileDraft::decide`].
+    pub fn new(profile: NewProfile, id: Uuid, now: DateTime<Utc>) -> Result<Self, ProfileError> {
+        let green_lots = profile
+            .components
+            .iter()
+            .flat_map(|c| c.green_lots.iter().cloned())
+            .collect();
+        let components = profile
+            .components
+            .into_iter()
+            .map(|c| ComponentDraft {
+                percentage: c.percentage,
+                green_lot_ids: c.green_lots.into_iter().map(|l| l.id).collect(),
+            })
+            .collect();
+        ProfileDraft::parse(
+            &profile.name,
+            profile.external_id.as_deref(),
+            profile.profile_group.as_deref(),
+            &[],
+            components,
+            profile.reference_roast_id,
+        )?
+        .decide(
+            ProfileReferences {
+                green_lots,
+                projects: profile.projects,
+                external_id_taken: false,
+            },
+            id,
+            now,
+        )
     }
 
     /// `SINGLE_ORIGIN` for one component, `PRE_ROAST_BLEND` for two or more.
@@ -332,6 +455,104 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    fn parse(components: Vec<ComponentDraft>) -> Result<ProfileDraft, ProfileError> {
+        ProfileDraft::parse(
+            "Espresso base",
+            Some("P-1"),
+            Some(" Espresso "),
+            &["Direct trade".to_owned()],
+            components,
+            None,
+        )
+    }
+
+    fn check_component_shape(components: &[ComponentDraft]) -> Result<(), ProfileError> {
+        parse(components.to_vec()).map(|_| ())
+    }
+
+    fn references(lots: &[u128], external_id_taken: bool) -> ProfileReferences {
+        ProfileReferences {
+            green_lots: lots
+                .iter()
+                .map(|n| GreenLotRef {
+                    id: Uuid::from_u128(*n),
+                    name: format!("Green {n}"),
+                })
+                .collect(),
+            projects: vec![],
+            external_id_taken,
+        }
+    }
+
+    #[test]
+    fn a_parsed_draft_names_its_references_once_each() {
+        let draft = parse(vec![draft("60", &[3, 1]), draft("40", &[1, 2])]).unwrap();
+        let ids: Vec<u128> = draft
+            .green_lot_ids()
+            .iter()
+            .map(|id| id.as_u128())
+            .collect();
+        assert_eq!(ids, [3, 1, 2]);
+        assert_eq!(draft.projects(), ["Direct trade"]);
+        assert_eq!(draft.external_id(), Some("P-1"));
+        assert_eq!(draft.reference_roast_id(), None);
+        let profile = draft
+            .decide(references(&[1, 2, 3], false), Uuid::nil(), now())
+            .unwrap();
+        assert_eq!(profile.components[0].green_lots[0].name, "Green 3");
+        assert_eq!(profile.profile_group.as_deref(), Some("Espresso"));
+        assert_eq!(profile.created_at, now());
+    }
+
+    #[test]
+    fn parsing_checks_texts_then_projects_then_components() {
+        let long = "x".repeat(text::EXTERNAL_ID_MAX + 1);
+        let err = ProfileDraft::parse("House", Some(&long), None, &[], vec![], None).unwrap_err();
+        assert!(matches!(
+            err,
+            ProfileError::Text(TextError::TooLong {
+                field: "externalId",
+                ..
+            })
+        ));
+        let err =
+            ProfileDraft::parse("House", None, None, &[" ".to_owned()], vec![], None).unwrap_err();
+        assert!(matches!(
+            err,
+            ProfileError::Project(ProjectError::Text(TextError::Empty { .. }))
+        ));
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+        let err = ProfileDraft::parse("House", None, None, &[], vec![], None).unwrap_err();
+        assert_eq!(err, ProfileError::NoComponents);
+    }
+
+    #[test]
+    fn deciding_judges_the_sum_before_a_taken_external_id() {
+        let uneven = || parse(vec![draft("50", &[1]), draft("40", &[2])]).unwrap();
+        let err = uneven()
+            .decide(references(&[1, 2], true), Uuid::nil(), now())
+            .unwrap_err();
+        assert_eq!(err, ProfileError::PercentagesNotHundred(d("90")));
+        let even = parse(vec![draft("50", &[1]), draft("50", &[2])]).unwrap();
+        let err = even
+            .clone()
+            .decide(references(&[1, 2], true), Uuid::nil(), now())
+            .unwrap_err();
+        assert_eq!(err, ProfileError::DuplicateExternalId("P-1".into()));
+        assert_eq!(err.violation(), Violation::Conflict);
+        let err = even
+            .decide(references(&[1], false), Uuid::nil(), now())
+            .unwrap_err();
+        assert_eq!(err, ProfileError::GreenLotNotFound(Uuid::from_u128(2)));
+        // Without an external id nothing can be taken.
+        let anonymous =
+            ProfileDraft::parse("House", None, None, &[], vec![draft("100", &[1])], None)
+                .unwrap()
+                .decide(references(&[1], true), Uuid::nil(), now())
+                .unwrap();
+        assert_eq!(anonymous.external_id, None);
     }
 
     #[test]

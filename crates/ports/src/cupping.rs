@@ -8,10 +8,11 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::cupping::{
-    CuppedCoffee, Cupping, CuppingError, CuppingState, LotRef, MAX_RESULTS, NewCupping,
+    CUPPED_COFFEE_PREFIX, CUPPING_PREFIX, CuppedCoffee, Cupping, CuppingError, CuppingState,
+    LotRef, NewCupping, ResultsDraft,
 };
 use roastery_domain::cupping_result::{
-    CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, ScoringState,
+    CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, Score, ScoringState,
 };
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use rust_decimal::Decimal;
@@ -69,40 +70,31 @@ impl CuppingView {
 }
 
 impl<S: Store> Roastery<S> {
+    /// Creates a cupping in the three steps of every write: parse the request (400), load the
+    /// lots it cups (422 `resource_not_found`), then number the cupping and its coffees.
     pub fn create_cupping(&self, cmd: CreateCupping) -> Result<CuppingView, AppError> {
-        let id = self.ids.new_id();
-        let coffee_ids: Vec<Uuid> = cmd.coffees.iter().map(|_| self.ids.new_id()).collect();
-        let new = |numbers: &[i64]| NewCupping {
+        // 1. Parse: the state, the coffee list, the sheet's name.
+        let draft = NewCupping {
             start_date: cmd.start_date,
-            cupping_sheet: cmd.cupping_sheet.clone(),
+            cupping_sheet: cmd.cupping_sheet,
             state: cmd.state,
-            coffees: cmd
-                .coffees
-                .iter()
-                .zip(&coffee_ids)
-                .enumerate()
-                .map(|(i, (lot, id))| CuppedCoffee {
-                    id: *id,
-                    number: numbers.get(i).copied().unwrap_or(0),
-                    lot: *lot,
-                })
-                .collect(),
-        };
-        // The shape first (400), before anything is looked up (422).
-        Cupping::create(id, 0, new(&[]))?;
+            coffees: cmd.coffees,
+        }
+        .parse()?;
+        let id = self.ids.new_id();
         let cupping = self.store.write(|tx| {
-            for lot in &cmd.coffees {
+            // 2. Load: every lot must exist.
+            for lot in draft.lots() {
                 if !tx.lot_exists(lot.kind, lot.id)? {
                     return Err(CuppingError::LotNotFound(*lot).into());
                 }
             }
-            let number = tx.next_number("CU")?;
-            let numbers = cmd
-                .coffees
-                .iter()
-                .map(|_| tx.next_number("CC"))
-                .collect::<StoreResult<Vec<_>>>()?;
-            let cupping = Cupping::create(id, number, new(&numbers))?;
+            // 3. Decide: no rule is left to break; the numbers are drawn in the transaction, so
+            //    a failed call uses none.
+            let number = tx.next_number(CUPPING_PREFIX)?;
+            let cupping = draft.clone().number(id, number, |_| {
+                Ok::<_, AppError>((self.ids.new_id(), tx.next_number(CUPPED_COFFEE_PREFIX)?))
+            })?;
             tx.insert_cupping(&cupping)?;
             Ok(cupping)
         })?;
@@ -110,6 +102,8 @@ impl<S: Store> Roastery<S> {
         Ok(CuppingView { cupping, summaries })
     }
 
+    /// Moves a cupping along `DRAFT` → `OPEN` → `CLOSED`: the state comes parsed; an unknown
+    /// cupping is not found, an illegal move is refused by the domain.
     pub fn set_cupping_state(&self, cmd: SetCuppingState) -> Result<CuppingView, AppError> {
         self.store.write(|tx| {
             let mut cupping = tx
@@ -117,37 +111,42 @@ impl<S: Store> Roastery<S> {
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
             cupping.set_state(cmd.state)?;
             tx.update_cupping_state(cupping.id(), cupping.state())?;
-            Ok(views(tx, vec![cupping])?.remove(0))
+            Ok(view(tx, cupping)?)
         })
     }
 
-    /// Records results of an `OPEN` cupping. Errors in the contract's order: the shape of the
-    /// results (400), an unknown cupping or cupped coffee (422 `resource_not_found`), then a
-    /// cupping that is not `OPEN` (422 `invalid_request`).
+    /// Records results of an `OPEN` cupping in the three steps of every write: parse the
+    /// results (400), load the cupping (422 `resource_not_found`), then let the cupping decide
+    /// (a cupped coffee not its own, 422 `resource_not_found`; not `OPEN`, 422
+    /// `invalid_request`).
     pub fn record_cupping_results(
         &self,
         cmd: RecordCuppingResults,
     ) -> Result<Vec<CuppingResult>, AppError> {
         let now = self.clock.now();
-        let inputs: Vec<NewCuppingResult> = cmd
-            .results
-            .into_iter()
-            .map(|r| NewCuppingResult {
-                id: self.ids.new_id(),
-                cupped_coffee_id: r.cupped_coffee_id,
-                final_score: r.final_score,
-                scoring_state: r.scoring_state,
-                evaluator: r.evaluator,
-                note: r.note,
-                sensorial_attributes: r.sensorial_attributes,
-            })
-            .collect();
-        check_results_shape(&inputs, now)?;
+        // 1. Parse.
+        let results = ResultsDraft::parse(
+            cmd.results
+                .into_iter()
+                .map(|r| NewCuppingResult {
+                    id: self.ids.new_id(),
+                    cupped_coffee_id: r.cupped_coffee_id,
+                    final_score: r.final_score,
+                    scoring_state: r.scoring_state,
+                    evaluator: r.evaluator,
+                    note: r.note,
+                    sensorial_attributes: r.sensorial_attributes,
+                })
+                .collect(),
+            now,
+        )?;
         self.store.write(|tx| {
+            // 2. Load.
             let cupping = tx
                 .cupping(cmd.cupping_id)?
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
-            let recorded = cupping.record_results(inputs.clone(), now)?;
+            // 3. Decide.
+            let recorded = cupping.record_results(results.clone())?;
             tx.insert_cupping_results(&recorded)?;
             Ok(recorded)
         })
@@ -200,27 +199,27 @@ impl<S: Store> Roastery<S> {
     }
 }
 
-/// The checks of the results that need no stored data, so that a malformed request is a 400
-/// whatever the cupping it names.
-fn check_results_shape(inputs: &[NewCuppingResult], now: DateTime<Utc>) -> Result<(), AppError> {
-    if inputs.is_empty() {
-        return Err(CuppingError::NoResults.into());
-    }
-    if inputs.len() > MAX_RESULTS {
-        return Err(CuppingError::TooManyResults {
-            count: inputs.len(),
-        }
-        .into());
-    }
-    for (index, input) in inputs.iter().enumerate() {
-        CuppingResult::new(input.clone(), now)
-            .map_err(|source| CuppingError::Result { index, source })?;
-    }
-    Ok(())
+/// Attaches to one cupping the summaries of its cupped coffees.
+fn view(tx: &mut impl Repos, cupping: Cupping) -> Result<CuppingView, StoreError> {
+    let scores = scores_of(tx, std::slice::from_ref(&cupping))?;
+    Ok(with_summaries(cupping, &scores))
 }
 
 /// Attaches to each cupping the summaries of its cupped coffees.
 fn views(tx: &mut impl Repos, cuppings: Vec<Cupping>) -> Result<Vec<CuppingView>, StoreError> {
+    let scores = scores_of(tx, &cuppings)?;
+    Ok(cuppings
+        .into_iter()
+        .map(|cupping| with_summaries(cupping, &scores))
+        .collect())
+}
+
+/// The final scores and scoring states of the results of every coffee of `cuppings`, by
+/// cupped coffee id, read in one query.
+fn scores_of(
+    tx: &mut impl Repos,
+    cuppings: &[Cupping],
+) -> Result<HashMap<Uuid, Vec<(Score, ScoringState)>>, StoreError> {
     let coffee_ids: Vec<Uuid> = cuppings
         .iter()
         .flat_map(|c| c.coffees().iter().map(|cc| cc.id))
@@ -231,19 +230,19 @@ fn views(tx: &mut impl Repos, cuppings: Vec<Cupping>) -> Result<Vec<CuppingView>
             scores.entry(coffee_id).or_default().push((score, state));
         }
     }
-    Ok(cuppings
-        .into_iter()
-        .map(|cupping| {
-            let summaries = cupping
-                .coffees()
-                .iter()
-                .map(|cc| {
-                    ResultSummary::from_scores(scores.get(&cc.id).into_iter().flatten().copied())
-                })
-                .collect();
-            CuppingView { cupping, summaries }
-        })
-        .collect())
+    Ok(scores)
+}
+
+fn with_summaries(
+    cupping: Cupping,
+    scores: &HashMap<Uuid, Vec<(Score, ScoringState)>>,
+) -> CuppingView {
+    let summaries = cupping
+        .coffees()
+        .iter()
+        .map(|cc| ResultSummary::from_scores(scores.get(&cc.id).into_iter().flatten().copied()))
+        .collect();
+    CuppingView { cupping, summaries }
 }
 
 #[cfg(test)]
@@ -430,11 +429,16 @@ mod tests {
             .record_cupping_results(record(id, vec![result(cc, "85", ScoringState::Included)]))
             .unwrap();
         assert_eq!(recorded.len(), 1);
-        app.set_cupping_state(SetCuppingState {
-            cupping_id: id,
-            state: CuppingState::Closed,
-        })
-        .unwrap();
+        let closed = app
+            .set_cupping_state(SetCuppingState {
+                cupping_id: id,
+                state: CuppingState::Closed,
+            })
+            .unwrap();
+        // The answer summarises the results recorded so far.
+        assert_eq!(closed.summaries.len(), 1);
+        assert_eq!(closed.summaries[0].result_count, 1);
+        assert_eq!(closed.summaries[0].average_score, Some(d("85")));
         let err = app
             .record_cupping_results(record(id, vec![result(cc, "90", ScoringState::Included)]))
             .unwrap_err();
@@ -470,11 +474,12 @@ mod tests {
             vec![result(cc1, "86.5", ScoringState::Included)],
         ))
         .unwrap();
-        let view = app
+        let found = app
             .get_cuppings_by_ids(vec![id], PageRequest::default())
-            .unwrap()
-            .items
-            .remove(0);
+            .unwrap();
+        let [view] = found.items.as_slice() else {
+            panic!("one cupping asked for, {} found", found.items.len());
+        };
         let s = view.summaries[0];
         assert_eq!(s.result_count, 3);
         // (85.25 + 86 + 86.5) / 3 = 85.9166… → 85.92

@@ -1,21 +1,21 @@
 //! mrp.order: upserting orders in bulk, moving them along their status machine, listing them.
 //!
-//! `setOrders` is one transaction: the batch is checked for shape (400 for the whole request), the
-//! stored orders and known SKUs the batch refers to are loaded in one go, the domain plans the
-//! whole batch, and either every item is written or none (422 `bulk_operation_failed`).
+//! `setOrders` is one transaction in the three steps of every write: the batch is parsed (400 for
+//! the whole request), the stored orders and known SKUs the batch refers to are loaded in one go,
+//! the domain plans the whole batch, and either every item is written or none (422
+//! `bulk_operation_failed`).
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
-use roastery_domain::bulk::{self, Change, ItemFailure};
+use roastery_domain::bulk::{self, Change};
 use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::SourceError;
 use roastery_domain::order::{
-    Allocation, CustomerType, Order, OrderError, OrderInput, OrderItem, OrderStatus, Shipment,
-    plan_orders, shipment_weight,
+    Allocation, Order, OrderError, OrderInput, OrderStatus, Shipment, plan_orders, shipment_weight,
 };
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
@@ -174,53 +174,27 @@ pub struct ListOrders {
     pub status: Option<String>,
 }
 
-fn parse_order(item: &SetOrder) -> Result<OrderInput, OrderError> {
-    let customer_type = item
-        .customer_type
-        .as_deref()
-        .map(CustomerType::parse)
-        .transpose()?;
-    let items = item
-        .items
-        .iter()
-        .map(|i| {
-            Ok(OrderItem {
-                sku: Sku::parse(&i.sku)?,
-                quantity: i.quantity,
-            })
-        })
-        .collect::<Result<Vec<_>, OrderError>>()?;
-    OrderInput::new(
-        &item.external_id,
-        item.order_date,
-        item.customer.as_deref(),
-        customer_type,
-        items,
-    )
-}
-
-/// Parses every item of a batch; the first shape error refuses the whole request, naming its item.
-fn parse_orders(batch: &[SetOrder]) -> Result<Vec<OrderInput>, AppError> {
-    bulk::check_size("data", batch.len())?;
-    batch
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            parse_order(item).map_err(|error| {
-                AppError::from(ItemFailure {
-                    index,
-                    external_id: item.external_id.clone(),
-                    error,
-                })
-            })
-        })
-        .collect()
-}
-
 impl<S: Store> Roastery<S> {
-    /// Creates or updates a batch of orders by external id; returns them in request order.
+    /// Creates or updates a batch of orders by external id; returns them in request order. The
+    /// three steps of every write: parse the batch (400 for the whole request), load the stored
+    /// orders and known SKUs it refers to, then let the domain plan it (422
+    /// `bulk_operation_failed`, one detail per failing item).
     pub fn set_orders(&self, batch: Vec<SetOrder>) -> Result<Vec<Order>, AppError> {
-        let inputs = parse_orders(&batch)?;
+        // 1. Parse.
+        let inputs = bulk::parse_batch(
+            "data",
+            &batch,
+            |o| &o.external_id,
+            |o| {
+                OrderInput::parse(
+                    &o.external_id,
+                    o.order_date,
+                    o.customer.as_deref(),
+                    o.customer_type.as_deref(),
+                    o.items.iter().map(|i| (i.sku.as_str(), i.quantity)),
+                )
+            },
+        )?;
         let now = self.clock.now();
         let external_ids: Vec<String> = inputs.iter().map(|i| i.external_id().to_owned()).collect();
         let mut skus: Vec<Sku> = inputs
@@ -230,10 +204,12 @@ impl<S: Store> Roastery<S> {
         skus.sort();
         skus.dedup();
         self.store.write(|tx| {
+            // 2. Load.
             let stored = tx.orders_by_external_ids(&external_ids)?;
             let stored: HashMap<&str, &Order> =
                 stored.iter().map(|o| (o.external_id.as_str(), o)).collect();
             let known: HashSet<Sku> = tx.sku_owners(&skus)?.into_iter().map(|(s, _)| s).collect();
+            // 3. Decide.
             let planned = plan_orders(
                 &inputs,
                 |ext| stored.get(ext).copied(),
@@ -260,14 +236,19 @@ impl<S: Store> Roastery<S> {
         })
     }
 
-    /// Moves one order along the status machine.
+    /// Moves one order along the status machine: parse the status (400), load the order (422
+    /// `resource_not_found`), then let the order decide (an illegal move, 422
+    /// `invalid_request`).
     pub fn set_order_status(&self, cmd: SetOrderStatus) -> Result<Order, AppError> {
+        // 1. Parse.
         let status = OrderStatus::parse(&cmd.status)?;
         let now = self.clock.now();
         self.store.write(|tx| {
+            // 2. Load.
             let mut order = tx
                 .order(cmd.order_id)?
                 .ok_or(OrderError::NotFound(cmd.order_id))?;
+            // 3. Decide.
             order.set_status(status, now)?;
             tx.update_orders(std::slice::from_ref(&order))?;
             Ok(order)
@@ -392,6 +373,7 @@ mod tests {
     use crate::testing::{InMemoryStore, memory_roastery};
     use chrono::TimeDelta;
     use roastery_domain::Violation;
+    use roastery_domain::order::CustomerType;
     use roastery_domain::page::Limit;
 
     fn at(s: i64) -> DateTime<Utc> {

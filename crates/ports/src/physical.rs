@@ -1,8 +1,6 @@
 //! quality.physical: recording and listing the physical analyses of lots.
 
 use chrono::{DateTime, Utc};
-use roastery_domain::BrokenRule;
-use roastery_domain::Violation;
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use roastery_domain::physical_analysis::{
     ANALYSIS_PREFIX, NewPhysicalAnalysis, PhysicalAnalysis, PhysicalAnalysisError,
@@ -23,28 +21,25 @@ pub struct ListPhysicalAnalyses {
 }
 
 impl<S: Store> Roastery<S> {
+    /// Records an analysis in the three steps of every write: parse its figures (400), load
+    /// its lot (422 `resource_not_found`), then let the domain decide (the screen sizes' sum,
+    /// 422 `invalid_request`).
     pub fn record_physical_analysis(
         &self,
         new: NewPhysicalAnalysis,
     ) -> Result<PhysicalAnalysis, AppError> {
+        // 1. Parse.
+        let draft = new.parse()?;
         let id = self.ids.new_id();
-        // Shape errors (400) come before the lot lookup (422 resource_not_found), which comes
-        // before the business rules of the figures (422 invalid_request).
-        if let Err(e) = PhysicalAnalysis::record(id, 0, new.clone())
-            && matches!(
-                e.violation(),
-                Violation::InvalidParameter | Violation::MissingParameter
-            )
-        {
-            return Err(e.into());
-        }
         self.store.write(|tx| {
-            let lot = new.analysed_lot;
+            // 2. Load.
+            let lot = draft.analysed_lot();
             if !tx.lot_exists(lot.kind, lot.id)? {
                 return Err(PhysicalAnalysisError::LotNotFound(lot).into());
             }
+            // 3. Decide; the number drawn is returned by the rollback when the domain refuses.
             let number = tx.next_number(ANALYSIS_PREFIX)?;
-            let analysis = PhysicalAnalysis::record(id, number, new.clone())?;
+            let analysis = draft.clone().record(id, number)?;
             tx.insert_physical_analysis(&analysis)?;
             Ok(analysis)
         })
@@ -73,6 +68,7 @@ impl<S: Store> Roastery<S> {
 mod tests {
     use super::*;
     use crate::testing::{memory_roastery, register_lot};
+    use roastery_domain::Violation;
     use roastery_domain::cupping::LotRef;
     use roastery_domain::physical_analysis::{NewDefect, NewScreenSize};
     use roastery_domain::stock::LotKind;

@@ -1,14 +1,15 @@
 //! mrp.product: syncing products and their variants from an external shop, and listing them.
 //!
-//! A sync is one transaction: the batch is checked for shape (400 for the whole request), the
-//! stored products and SKU owners the batch refers to are loaded in one go, the domain plans the
-//! whole batch, and either every item is written or none (422 `bulk_operation_failed`).
+//! A sync is one transaction in the three steps of every write: the batch is parsed (400 for the
+//! whole request), the stored products and SKU owners the batch refers to are loaded in one go,
+//! the domain plans the whole batch, and either every item is written or none (422
+//! `bulk_operation_failed`).
 
 use std::collections::HashMap;
 
-use roastery_domain::bulk::{self, Change, ItemFailure};
+use roastery_domain::bulk::{self, Change};
 use roastery_domain::page::{Page, PageRequest};
-use roastery_domain::product::{Product, ProductInput, Sku, Variant, plan_products};
+use roastery_domain::product::{Product, ProductInput, Sku, plan_products};
 
 use crate::error::AppError;
 use crate::repo::*;
@@ -28,34 +29,27 @@ pub struct SyncVariant {
     pub package_size: String,
 }
 
-/// Parses every item of a batch; the first shape error refuses the whole request, naming its item.
-fn parse_products(batch: &[SyncProduct]) -> Result<Vec<ProductInput>, AppError> {
-    bulk::check_size("data", batch.len())?;
-    batch
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            let parsed = item
-                .variants
-                .iter()
-                .map(|v| Variant::parse(&v.sku, &v.package_size))
-                .collect::<Result<Vec<_>, _>>()
-                .and_then(|variants| ProductInput::new(&item.external_id, &item.name, variants));
-            parsed.map_err(|error| {
-                AppError::from(ItemFailure {
-                    index,
-                    external_id: item.external_id.clone(),
-                    error,
-                })
-            })
-        })
-        .collect()
-}
-
 impl<S: Store> Roastery<S> {
-    /// Upserts a batch of products by external id; returns them in request order.
+    /// Upserts a batch of products by external id; returns them in request order. The three
+    /// steps of every write: parse the batch (400 for the whole request), load the stored
+    /// products and SKU owners it refers to, then let the domain plan it (422
+    /// `bulk_operation_failed`, one detail per failing item).
     pub fn sync_products(&self, batch: Vec<SyncProduct>) -> Result<Vec<Product>, AppError> {
-        let inputs = parse_products(&batch)?;
+        // 1. Parse.
+        let inputs = bulk::parse_batch(
+            "data",
+            &batch,
+            |p| &p.external_id,
+            |p| {
+                ProductInput::parse(
+                    &p.external_id,
+                    &p.name,
+                    p.variants
+                        .iter()
+                        .map(|v| (v.sku.as_str(), v.package_size.as_str())),
+                )
+            },
+        )?;
         let now = self.clock.now();
         let external_ids: Vec<String> = inputs.iter().map(|i| i.external_id().to_owned()).collect();
         let mut skus: Vec<Sku> = inputs
@@ -65,10 +59,12 @@ impl<S: Store> Roastery<S> {
         skus.sort();
         skus.dedup();
         self.store.write(|tx| {
+            // 2. Load.
             let stored = tx.products_by_external_ids(&external_ids)?;
             let stored: HashMap<&str, &Product> =
                 stored.iter().map(|p| (p.external_id.as_str(), p)).collect();
             let owners: HashMap<Sku, String> = tx.sku_owners(&skus)?.into_iter().collect();
+            // 3. Decide.
             let planned = plan_products(
                 &inputs,
                 |ext| stored.get(ext).copied(),

@@ -12,7 +12,7 @@ use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use roastery_domain::profile::{
-    self, Component, ComponentDraft, GreenLotRef, NewProfile, Profile, ProfileError,
+    ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
 };
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
@@ -585,69 +585,50 @@ impl<S: Store> Roastery<S> {
         })
     }
 
-    /// Imports a processing profile; its green lots and reference roast must exist, its
-    /// percentages sum to 100, its external id (when given) be new.
+    /// Imports a processing profile in the three steps of every write: parse the request
+    /// (400), load its green lots, reference roast and projects (422 `resource_not_found`),
+    /// then let the domain decide (the percentages' sum, then a taken external id).
     pub fn import_profile(&self, cmd: ImportProfile) -> Result<ProfileView, AppError> {
-        // Shape first (400): every text, the projects and the components' shape.
-        text::required("name", &cmd.name, text::NAME_MAX).map_err(ProfileError::from)?;
-        text::optional(
-            "externalId",
+        // 1. Parse.
+        let draft = ProfileDraft::parse(
+            &cmd.name,
             cmd.external_id.as_deref(),
-            text::EXTERNAL_ID_MAX,
-        )
-        .map_err(ProfileError::from)?;
-        roastery_domain::roast_details::name_reference(
-            "profileGroup",
             cmd.profile_group.as_deref(),
-        )
-        .map_err(ProfileError::from)?;
-        roastery_domain::project::check_references(&cmd.projects)?;
-        profile::check_component_shape(&cmd.components)?;
+            &cmd.projects,
+            cmd.components,
+            cmd.reference_roast_id,
+        )?;
         let id = self.ids.new_id();
         let now = self.clock.now();
         self.store.write(|tx| {
-            let mut components = Vec::with_capacity(cmd.components.len());
-            for draft in &cmd.components {
-                let found = tx.green_lots_by_ids(&draft.green_lot_ids)?;
-                let mut green_lots = Vec::with_capacity(draft.green_lot_ids.len());
-                for id in &draft.green_lot_ids {
-                    let lot = found
-                        .iter()
-                        .find(|l| l.id == *id)
-                        .ok_or(ProfileError::GreenLotNotFound(*id))?;
-                    green_lots.push(GreenLotRef {
-                        id: lot.id,
-                        name: lot.name.clone(),
-                    });
-                }
-                components.push(Component {
-                    percentage: draft.percentage,
-                    green_lots,
-                });
+            // 2. Load: the green lots (the first unknown in component order), the reference
+            //    roast, the projects, and whether the external id is taken.
+            let ids = draft.green_lot_ids();
+            let found = tx.green_lots_by_ids(&ids)?;
+            if let Some(missing) = ids.iter().find(|id| !found.iter().any(|l| l.id == **id)) {
+                return Err(ProfileError::GreenLotNotFound(*missing).into());
             }
-            if let Some(roast_id) = cmd.reference_roast_id
+            if let Some(roast_id) = draft.reference_roast_id()
                 && tx.roasted_lot(roast_id)?.is_none()
             {
                 return Err(ProfileError::ReferenceRoastNotFound(roast_id).into());
             }
-            let projects = resolve_projects(tx, &cmd.projects)?;
-            let profile = Profile::new(
-                NewProfile {
-                    name: cmd.name.clone(),
-                    external_id: cmd.external_id.clone(),
-                    profile_group: cmd.profile_group.clone(),
-                    components,
-                    reference_roast_id: cmd.reference_roast_id,
-                    projects,
+            let references = ProfileReferences {
+                green_lots: found
+                    .into_iter()
+                    .map(|l| GreenLotRef {
+                        id: l.id,
+                        name: l.name,
+                    })
+                    .collect(),
+                projects: resolve_projects(tx, draft.projects())?,
+                external_id_taken: match draft.external_id() {
+                    Some(external_id) => tx.profile_by_external_id(external_id)?.is_some(),
+                    None => false,
                 },
-                id,
-                now,
-            )?;
-            if let Some(external_id) = &profile.external_id
-                && tx.profile_by_external_id(external_id)?.is_some()
-            {
-                return Err(ProfileError::DuplicateExternalId(external_id.clone()).into());
-            }
+            };
+            // 3. Decide.
+            let profile = draft.clone().decide(references, id, now)?;
             tx.insert_profile(&profile)?;
             profile_view(tx, profile)
         })
@@ -1093,6 +1074,18 @@ pub(crate) mod tests {
         assert_eq!(
             violation(s.app.import_profile(cmd).unwrap_err()),
             Violation::InvalidParameter
+        );
+        // Among the lookups, the green lots come first, then the reference roast.
+        let mut cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
+        cmd.components[1]
+            .green_lot_ids
+            .insert(0, Uuid::from_u128(7));
+        cmd.reference_roast_id = Some(Uuid::from_u128(8));
+        cmd.projects = vec!["Nope".into()];
+        let err = s.app.import_profile(cmd).unwrap_err();
+        assert_eq!(
+            err,
+            AppError::from(ProfileError::GreenLotNotFound(Uuid::from_u128(7)))
         );
     }
 }
