@@ -275,19 +275,20 @@ impl<S: Store> Roastery<S> {
                 .allocations
                 .iter()
                 .zip(&skus)
-                .map(|(a, sku)| Allocation {
-                    sku: sku.clone(),
-                    lot: held
+                .map(|(a, sku)| {
+                    // `load_lots` found every allocated lot or answered not found.
+                    let lot = held
                         .iter()
                         .find(|h| h.lot().id == a.lot_id)
                         .map(Held::lot)
-                        .unwrap_or(LotRef {
-                            id: a.lot_id,
-                            kind: LotKind::Green,
-                        }),
-                    quantity: a.quantity,
+                        .ok_or_else(|| StoreError::Internal("allocated lot not loaded".into()))?;
+                    Ok(Allocation {
+                        sku: sku.clone(),
+                        lot,
+                        quantity: a.quantity,
+                    })
                 })
-                .collect();
+                .collect::<Result<_, StoreError>>()?;
             // State rules: the order, the allocations, consumed lots.
             order.check_allocations(&allocations)?;
             if let Some(h) = held.iter().find(|h| h.stock().is_consumed()) {
