@@ -5,7 +5,7 @@ use std::time::Duration;
 use actix_web::web;
 use roastery_domain::account::AccessGrant;
 use roastery_ports::account::BearerRefusal;
-use roastery_ports::{AppError, Roastery, Store};
+use roastery_ports::{AppError, Roastery, Store, StoreError};
 
 use crate::client_secret::SecretChecks;
 use crate::cursor::CursorCodec;
@@ -28,8 +28,9 @@ pub struct AppState<S: Store> {
     pub(crate) body_timeout: std::time::Duration,
     /// `None` when `/metrics` is off.
     pub(crate) metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
-    /// Use cases running at once, at most; `None`: unbounded.
-    database_turns: Option<std::sync::Arc<tokio::sync::Semaphore>>,
+    /// Use cases running at once, at most, and how long one waits for its turn; `None`:
+    /// unbounded.
+    database_turns: Option<(std::sync::Arc<tokio::sync::Semaphore>, Duration)>,
 }
 
 impl<S: Store> AppState<S> {
@@ -50,11 +51,11 @@ impl<S: Store> AppState<S> {
     }
 
     /// Runs at most `limit` use cases at once (the store's connection limit): the others wait
-    /// on the runtime, not on blocking threads that would only wait for a connection.
-    pub fn with_database_concurrency(mut self, limit: usize) -> Self {
-        self.database_turns = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(
-            limit.max(1),
-        )));
+    /// on the runtime, not on blocking threads that would only wait for a connection. One that
+    /// has waited `wait` (the pool's own timeout) answers 503, as a wait for a connection would.
+    pub fn with_database_concurrency(mut self, limit: usize, wait: Duration) -> Self {
+        let turns = std::sync::Arc::new(tokio::sync::Semaphore::new(limit.max(1)));
+        self.database_turns = Some((turns, wait));
         self
     }
 
@@ -106,7 +107,14 @@ impl<S: Store> AppState<S> {
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
         let _turn = match &self.database_turns {
-            Some(turns) => Some(turns.acquire().await.map_err(ApiError::internal)?),
+            Some((turns, wait)) => match tokio::time::timeout(*wait, turns.acquire()).await {
+                Ok(turn) => Some(turn.map_err(ApiError::internal)?),
+                Err(_) => {
+                    return Err(ApiError::from(AppError::Store(StoreError::Unavailable(
+                        "no database connection came free in time".into(),
+                    ))));
+                }
+            },
             None => None,
         };
         let app = self.app.clone();
@@ -136,7 +144,8 @@ mod tests {
     async fn use_cases_beyond_the_limit_wait_their_turn() {
         let (app, _clock) = memory_roastery();
         let state = Arc::new(
-            AppState::new(app, CursorCodec::new(vec![7; 32])).with_database_concurrency(2),
+            AppState::new(app, CursorCodec::new(vec![7; 32]))
+                .with_database_concurrency(2, Duration::from_secs(5)),
         );
         let running = Arc::new(AtomicUsize::new(0));
         let most = Arc::new(AtomicUsize::new(0));
@@ -157,5 +166,47 @@ mod tests {
         let done = futures_util::future::join_all(calls).await;
         assert!(done.iter().all(Result::is_ok));
         assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+
+    /// A use case that cannot get a turn within the wait answers 503 and never runs.
+    #[actix_web::test]
+    async fn a_use_case_that_waits_too_long_is_told_to_retry() {
+        let (app, _clock) = memory_roastery();
+        let state = Arc::new(
+            AppState::new(app, CursorCodec::new(vec![7; 32]))
+                .with_database_concurrency(1, Duration::from_millis(100)),
+        );
+        let ran = Arc::new(AtomicUsize::new(0));
+        let slow = {
+            let state = state.clone();
+            async move {
+                state
+                    .run(|_| {
+                        std::thread::sleep(Duration::from_millis(400));
+                        Ok(())
+                    })
+                    .await
+            }
+        };
+        let late = {
+            let (state, ran) = (state.clone(), ran.clone());
+            async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                state
+                    .run(move |_| {
+                        ran.fetch_add(1, Ordering::SeqCst);
+                        Ok(())
+                    })
+                    .await
+            }
+        };
+        let (slow, late) = futures_util::future::join(slow, late).await;
+        assert!(slow.is_ok());
+        let refused = late.unwrap_err();
+        assert_eq!(
+            (refused.status.as_u16(), refused.code),
+            (503, "server_error")
+        );
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
     }
 }

@@ -106,8 +106,8 @@ impl Application {
         // On PostgreSQL every instance takes from the same buckets, in the database.
         let shared = app.store().shared_rate_limit();
         let connections = app.store().connection_limit();
-        let state =
-            AppState::new(app, CursorCodec::new(cursor_key)).with_database_concurrency(connections);
+        let state = AppState::new(app, CursorCodec::new(cursor_key))
+            .with_database_concurrency(connections, Duration::from_secs(config.pool_timeout));
         let state = match shared {
             Some(shared) => state.with_shared_rate_limit(rate_limit, Arc::new(shared)),
             None => state.with_rate_limit(rate_limit),
