@@ -49,61 +49,32 @@ impl Locked {
     /// keeps (Diesel caches `= ANY($1)` queries, never raw SQL): every write runs one, and
     /// PostgreSQL then parses and plans it once per connection, not once per write.
     fn run(self, c: &mut PgConnection, keys: &[String]) -> QueryResult<usize> {
+        macro_rules! lock {
+            ($table:ident, $which:expr) => {
+                $table::table
+                    .select($table::id)
+                    .filter($which)
+                    .order($table::id)
+                    .for_update()
+                    .execute(c)
+            };
+        }
         match self {
-            Self::GreenLotOrigins => green_lots::table
-                .select(green_lots::id)
-                .filter(
-                    green_lots::origin_id.eq_any(
-                        green_lots::table
-                            .select(green_lots::origin_id)
-                            .filter(green_lots::id.eq_any(keys)),
-                    ),
+            Self::GreenLotOrigins => lock!(
+                green_lots,
+                green_lots::origin_id.eq_any(
+                    green_lots::table
+                        .select(green_lots::origin_id)
+                        .filter(green_lots::id.eq_any(keys))
                 )
-                .order(green_lots::id)
-                .for_update()
-                .execute(c),
-            Self::GreenLots => green_lots::table
-                .select(green_lots::id)
-                .filter(green_lots::id.eq_any(keys))
-                .order(green_lots::id)
-                .for_update()
-                .execute(c),
-            Self::RoastedLots => roasted_lots::table
-                .select(roasted_lots::id)
-                .filter(roasted_lots::id.eq_any(keys))
-                .order(roasted_lots::id)
-                .for_update()
-                .execute(c),
-            Self::BlendedLots => blended_lots::table
-                .select(blended_lots::id)
-                .filter(blended_lots::id.eq_any(keys))
-                .order(blended_lots::id)
-                .for_update()
-                .execute(c),
-            Self::Cuppings => cuppings::table
-                .select(cuppings::id)
-                .filter(cuppings::id.eq_any(keys))
-                .order(cuppings::id)
-                .for_update()
-                .execute(c),
-            Self::OrdersById => orders::table
-                .select(orders::id)
-                .filter(orders::id.eq_any(keys))
-                .order(orders::id)
-                .for_update()
-                .execute(c),
-            Self::OrdersByExternalId => orders::table
-                .select(orders::id)
-                .filter(orders::external_id.eq_any(keys))
-                .order(orders::id)
-                .for_update()
-                .execute(c),
-            Self::ProductsByExternalId => products::table
-                .select(products::id)
-                .filter(products::external_id.eq_any(keys))
-                .order(products::id)
-                .for_update()
-                .execute(c),
+            ),
+            Self::GreenLots => lock!(green_lots, green_lots::id.eq_any(keys)),
+            Self::RoastedLots => lock!(roasted_lots, roasted_lots::id.eq_any(keys)),
+            Self::BlendedLots => lock!(blended_lots, blended_lots::id.eq_any(keys)),
+            Self::Cuppings => lock!(cuppings, cuppings::id.eq_any(keys)),
+            Self::OrdersById => lock!(orders, orders::id.eq_any(keys)),
+            Self::OrdersByExternalId => lock!(orders, orders::external_id.eq_any(keys)),
+            Self::ProductsByExternalId => lock!(products, products::external_id.eq_any(keys)),
         }
     }
 }
