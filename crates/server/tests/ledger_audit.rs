@@ -16,7 +16,8 @@ use std::process::{Command, Output, Stdio};
 
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 
-const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";
+mod support;
+use support::{PG_ENV, database_on};
 
 struct Db {
     url: String,
@@ -33,22 +34,6 @@ impl Drop for Db {
                 .execute(&mut conn)
                 .ok();
         }
-    }
-}
-
-fn database_on(admin: &str, name: &str) -> String {
-    let (base, query) = match admin.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (admin, None),
-    };
-    let authority_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-    let base = match base[authority_end..].find('/') {
-        Some(i) => &base[..authority_end + i],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{base}/{name}?{q}"),
-        None => format!("{base}/{name}"),
     }
 }
 
