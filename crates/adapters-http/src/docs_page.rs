@@ -436,17 +436,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn referenced_fields_are_resolved() {
-        let html = page();
-        // listProjects answers ProjectsResult; a write sends `data` with the DTO's own fields.
-        let section = html
-            .split("<code>inventory.green.importGreenLot</code></h3>")
+    /// The part of the page that documents `operation`.
+    fn operation_section<'a>(html: &'a str, operation: &str) -> &'a str {
+        html.split(&format!("<code>{operation}</code></h3>"))
             .nth(1)
             .unwrap()
             .split("</section>")
             .next()
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn referenced_fields_are_resolved() {
+        let html = page();
+        // listProjects answers ProjectsResult; a write sends `data` with the DTO's own fields.
+        let section = operation_section(&html, "inventory.green.importGreenLot");
         assert!(
             section.contains("<code>data.weight.unit</code>"),
             "{section}"
@@ -462,13 +466,7 @@ mod tests {
     #[test]
     fn required_request_fields_read_as_required_and_not_null() {
         let html = page();
-        let section = html
-            .split("<code>inventory.green.importGreenLot</code></h3>")
-            .nth(1)
-            .unwrap()
-            .split("</section>")
-            .next()
-            .unwrap();
+        let section = operation_section(&html, "inventory.green.importGreenLot");
         for row in [
             "<tr><td><code>data.name</code></td><td>string</td><td class=\"req\">yes</td>",
             "<tr><td><code>data.weight.amount</code></td><td>Amount</td><td class=\"req\">yes</td>",

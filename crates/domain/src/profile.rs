@@ -383,16 +383,19 @@ mod tests {
         DateTime::from_timestamp(1_800_000_000, 0).unwrap()
     }
 
+    fn green_refs(lots: &[u128]) -> Vec<GreenLotRef> {
+        lots.iter()
+            .map(|n| GreenLotRef {
+                id: Uuid::from_u128(*n),
+                name: format!("Green {n}"),
+            })
+            .collect()
+    }
+
     fn component(share: &str, lots: &[u128]) -> Component {
         Component {
             percentage: d(share),
-            green_lots: lots
-                .iter()
-                .map(|n| GreenLotRef {
-                    id: Uuid::from_u128(*n),
-                    name: format!("Green {n}"),
-                })
-                .collect(),
+            green_lots: green_refs(lots),
         }
     }
 
@@ -474,13 +477,7 @@ mod tests {
 
     fn references(lots: &[u128], external_id_taken: bool) -> ProfileReferences {
         ProfileReferences {
-            green_lots: lots
-                .iter()
-                .map(|n| GreenLotRef {
-                    id: Uuid::from_u128(*n),
-                    name: format!("Green {n}"),
-                })
-                .collect(),
+            green_lots: green_refs(lots),
             projects: vec![],
             external_id_taken,
         }
