@@ -13,14 +13,13 @@ use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::{GreenLotRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::connection::AnyConnection;
 use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
-use crate::lock::Locked;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
 
@@ -221,7 +220,7 @@ impl GreenLotRepo for DieselTx {
         }
     }
 
-    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+    fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
         let change = GreenLotRow::from_domain(lot)?.change();
         let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
             .set(change)
@@ -237,26 +236,6 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
-        let key = id.to_string();
-        let lock = self.lock_rows;
-        let row = match self.conn() {
-            // Locked and read in one statement: the lot alone is what changes.
-            AnyConnection::Postgresql(c) if lock => green_lots::table
-                .find(&key)
-                .for_update()
-                .first::<GreenLotRow>(c)
-                .optional(),
-            conn => on_backend!(conn, |c| green_lots::table
-                .find(&key)
-                .first::<GreenLotRow>(c)
-                .optional()),
-        };
-        row.store()?.map(GreenLotRow::into_domain).transpose()
-    }
-
-    fn green_lot_to_transfer(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
-        // Every lot of the origin: a transfer may go on to merge into any of them.
-        self.lock_one(Locked::GreenLotOrigins, &id.to_string())?;
         green_lots::table
             .find(id.to_string())
             .first::<GreenLotRow>(self.conn())
@@ -266,9 +245,35 @@ impl GreenLotRepo for DieselTx {
             .transpose()
     }
 
+    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
+        ForUpdate::load(self, Rows::GreenLots(&[id]), |tx| tx.green_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn green_lot_to_transfer(
+        &mut self,
+        id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
+        let loaded = ForUpdate::load(self, Rows::GreenLotOrigin(id), |tx| {
+            let Some(source) = tx.green_lot(id)? else {
+                return Ok(None);
+            };
+            let target = tx.active_green_lot_at(source.origin_id, location_id)?;
+            Ok(Some((source, target)))
+        })?;
+        Ok(loaded.transpose().map(|both| {
+            let (source, target) = both.unzip();
+            (source, target.transpose())
+        }))
+    }
+
+    fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>> {
+        ForUpdate::load(self, Rows::GreenLots(ids), |tx| tx.green_lots_by_ids(ids))
+            .map(ForUpdate::into_each)
+    }
+
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {
-        let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        self.lock(Locked::GreenLots, &keys)?;
         let mut found = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(Uuid::to_string).collect();

@@ -190,8 +190,8 @@ impl<S: Store> Roastery<S> {
     pub fn transfer_green_lot(&self, cmd: TransferGreenLot) -> Result<GreenLotTransfer, AppError> {
         self.store.write(|tx| {
             let now = self.clock.now();
-            let mut source = tx
-                .green_lot_to_transfer(cmd.green_lot_id)?
+            let (mut source, mut target) = tx
+                .green_lot_to_transfer(cmd.green_lot_id, cmd.destination_location_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let destination = tx
                 .location(cmd.destination_location_id)?
@@ -199,7 +199,6 @@ impl<S: Store> Roastery<S> {
             // Judged by the domain after its state and conflict rules.
             let weight = RequestedWeight::from(cmd.weight);
             let source_before = source.weight();
-            let mut target = tx.active_green_lot_at(source.origin_id, destination.id)?;
             let target_before = target.as_ref().map(|t| t.weight());
             let transfer = match target.as_mut().filter(|t| t.id != source.id) {
                 Some(target) => source.transfer(weight, Destination::Merge(target), now)?,
@@ -236,7 +235,7 @@ impl<S: Store> Roastery<S> {
                     };
                     tx.update_green_lot(first)?;
                     tx.update_green_lot(second)?;
-                    target
+                    target.into_inner()
                 }
             };
             let destination_before = match target_before {
@@ -270,7 +269,7 @@ impl<S: Store> Roastery<S> {
             };
             Ok(GreenLotTransfer {
                 source: GreenLotView {
-                    lot: source,
+                    lot: source.into_inner(),
                     location: source_location,
                 },
                 destination: GreenLotView {
@@ -285,7 +284,7 @@ impl<S: Store> Roastery<S> {
         self.store.write(|tx| {
             let now = self.clock.now();
             let mut lot = tx
-                .green_lot(cmd.green_lot_id)?
+                .green_lot_for_update(cmd.green_lot_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let before = lot.weight();
             lot.set_weight(RequestedWeight::from(cmd.weight), now)?;
@@ -306,7 +305,10 @@ impl<S: Store> Roastery<S> {
                 Some(id) => tx.location(id)?,
                 None => None,
             };
-            Ok(GreenLotView { lot, location })
+            Ok(GreenLotView {
+                lot: lot.into_inner(),
+                location,
+            })
         })
     }
 

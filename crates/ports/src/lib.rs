@@ -14,6 +14,7 @@ pub mod cupping;
 pub mod error;
 pub mod green_lot;
 pub mod location;
+pub mod lock;
 mod lot_sources;
 pub mod order;
 pub mod physical;

@@ -379,7 +379,7 @@ impl<S: Store> Roastery<S> {
         let now = self.clock.now();
         self.store.write(|tx| {
             let mut lot = tx
-                .roasted_lot(cmd.roasted_lot_id)?
+                .roasted_lot_for_update(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
             let before = lot.stock.weight();
             lot.set_weight(
@@ -402,7 +402,7 @@ impl<S: Store> Roastery<S> {
                 now,
                 &[movement],
             ))?;
-            roasted_view(tx, lot)
+            roasted_view(tx, lot.into_inner())
         })
     }
 
@@ -510,7 +510,7 @@ impl<S: Store> Roastery<S> {
                 return Err(RoastError::ProfileNotFound(profile_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let found = tx.green_lots_by_ids(&ids)?;
+            let found = tx.green_lots_for_update(&ids)?;
             let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
@@ -568,7 +568,10 @@ impl<S: Store> Roastery<S> {
                     Some(id) => tx.location(id)?,
                     None => None,
                 };
-                green_lots.push(GreenLotView { lot, location });
+                green_lots.push(GreenLotView {
+                    lot: lot.into_inner(),
+                    location,
+                });
             }
             tx.insert_roasted_lot(&roasted)?;
             tx.insert_ledger_entries(&entries)?;

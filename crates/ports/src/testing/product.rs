@@ -4,6 +4,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, Sku};
 
 use super::{MemTx, page_newest_first};
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -21,6 +22,16 @@ impl ProductRepo for MemTx {
             .filter(|p| external_ids.contains(&p.external_id))
             .cloned()
             .collect())
+    }
+
+    fn products_for_update(
+        &mut self,
+        external_ids: &[String],
+    ) -> StoreResult<Vec<ForUpdate<Product>>> {
+        ForUpdate::load(self, Rows::ProductsByExternalId(external_ids), |tx| {
+            tx.products_by_external_ids(external_ids)
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>> {
