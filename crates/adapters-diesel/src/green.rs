@@ -26,7 +26,11 @@ use crate::time::{StoredInstant, from_db, to_db};
 use crate::schema::green_lots;
 
 /// The unique index that keeps one active lot per origin and location.
-const ONE_ACTIVE_PER_LOCATION: &str = "green_lots_one_active_per_location";
+/// PostgreSQL names the index that refused a row; SQLite names its columns.
+const ONE_ACTIVE_PER_LOCATION: [&str; 2] = [
+    "green_lots_one_active_per_location",
+    "green_lots.origin_id, green_lots.location_id",
+];
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lots)]
@@ -213,7 +217,9 @@ impl GreenLotRepo for DieselTx {
         {
             // A concurrent transaction created the active lot of this origin at this location
             // after this one looked for it: run the unit of work again, it will merge.
-            Err(StoreError::Duplicate(message)) if message.contains(ONE_ACTIVE_PER_LOCATION) => {
+            Err(StoreError::Duplicate(message))
+                if ONE_ACTIVE_PER_LOCATION.iter().any(|m| message.contains(m)) =>
+            {
                 Err(StoreError::Contention)
             }
             other => other.map(drop),

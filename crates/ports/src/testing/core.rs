@@ -8,6 +8,7 @@ use roastery_domain::project::Project;
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
+use crate::error::StoreError;
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -49,6 +50,10 @@ impl SystemRepo for MemTx {
 
 impl AccountRepo for MemTx {
     fn insert_account(&mut self, credentials: &Credentials) -> StoreResult<()> {
+        let client_id = &credentials.account.client_id;
+        if self.data.core.accounts.contains_key(client_id) {
+            return Err(StoreError::Duplicate(format!("account {client_id}")));
+        }
         self.data
             .core
             .accounts
@@ -60,14 +65,17 @@ impl AccountRepo for MemTx {
         Ok(self.data.core.accounts.get(client_id).cloned())
     }
 
+    /// Oldest first, like the database's.
     fn accounts(&mut self) -> StoreResult<Vec<Account>> {
-        Ok(self
+        let mut accounts: Vec<Account> = self
             .data
             .core
             .accounts
             .values()
             .map(|c| c.account.clone())
-            .collect())
+            .collect();
+        accounts.sort_by_key(|a| a.created_at);
+        Ok(accounts)
     }
 
     fn set_account_revoked(&mut self, client_id: &str, at: DateTime<Utc>) -> StoreResult<()> {
@@ -105,6 +113,12 @@ impl AccountRepo for MemTx {
 
 impl LocationRepo for MemTx {
     fn insert_location(&mut self, location: &Location) -> StoreResult<()> {
+        if self.data.core.locations.iter().any(|l| {
+            l.id == location.id
+                || (location.external_id.is_some() && l.external_id == location.external_id)
+        }) {
+            return Err(StoreError::Duplicate(format!("location {}", location.id)));
+        }
         self.data.core.locations.push(location.clone());
         Ok(())
     }
@@ -140,6 +154,9 @@ impl LocationRepo for MemTx {
 
 impl ProjectRepo for MemTx {
     fn insert_project(&mut self, project: &Project) -> StoreResult<()> {
+        if (self.data.core.projects.iter()).any(|p| p.id == project.id || p.name == project.name) {
+            return Err(StoreError::Duplicate(format!("project {}", project.name)));
+        }
         self.data.core.projects.push(project.clone());
         Ok(())
     }

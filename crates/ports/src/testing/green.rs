@@ -25,6 +25,16 @@ impl GreenLotRepo for MemTx {
         }) {
             return Err(StoreError::Duplicate(format!("green lot {}", lot.id)));
         }
+        // The database's unique index on the active lot of an origin at a location refuses a
+        // second one; a concurrent unit of work created it, so this one runs again and merges.
+        if let Some(location_id) = lot.location_id
+            && !lot.stock.is_consumed()
+            && lots
+                .iter()
+                .any(|l| l.is_merge_target_for(lot.origin_id, location_id))
+        {
+            return Err(StoreError::Contention);
+        }
         self.data.green.lots.push(lot.clone());
         Ok(())
     }

@@ -33,6 +33,15 @@ impl OrderRepo for MemTx {
     }
 
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        let mut stored: Vec<&Order> = self.data.order.orders.iter().collect();
+        for o in orders {
+            // Like the database's unique keys: taken after the unit of work found it free, by a
+            // concurrent sync; it runs again.
+            if (stored.iter()).any(|s| s.id == o.id || s.external_id == o.external_id) {
+                return Err(crate::StoreError::Contention);
+            }
+            stored.push(o);
+        }
         self.data.order.orders.extend_from_slice(orders);
         Ok(())
     }

@@ -36,6 +36,12 @@ impl RoastRepo for MemTx {
                 "roasted lot external id {external_id}"
             )));
         }
+        if (self.data.roast.lots.iter()).any(|l| l.id == lot.id || l.lot_number == lot.lot_number) {
+            return Err(crate::StoreError::Duplicate(format!(
+                "roasted lot {}",
+                lot.id
+            )));
+        }
         self.data.roast.lots.push(lot.clone());
         Ok(())
     }
@@ -130,6 +136,15 @@ impl RoastRepo for MemTx {
     }
 
     fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
+        if self.data.roast.profiles.iter().any(|p| {
+            p.id == profile.id
+                || (profile.external_id.is_some() && p.external_id == profile.external_id)
+        }) {
+            return Err(crate::StoreError::Duplicate(format!(
+                "profile {}",
+                profile.id
+            )));
+        }
         self.data.roast.profiles.push(profile.clone());
         Ok(())
     }

@@ -1,0 +1,103 @@
+//! Test databases: a SQLite file in a temporary folder, or a fresh PostgreSQL database on the
+//! server named by `ROASTERY_TEST_DATABASE_URL`, dropped when the value is dropped.
+
+use diesel::{Connection, PgConnection, RunQueryDsl};
+
+/// The variable naming the PostgreSQL server tests may create databases on.
+pub const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";
+
+/// A database URL that stays valid while the value lives.
+#[derive(Debug)]
+pub struct TestDatabase {
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+    pg: Option<(String, String)>,
+}
+
+/// A SQLite database file in a new temporary folder.
+pub fn sqlite() -> TestDatabase {
+    let dir = tempfile::tempdir().expect("temp dir");
+    TestDatabase {
+        url: format!("sqlite://{}", dir.path().join("store.db").display()),
+        _dir: Some(dir),
+        pg: None,
+    }
+}
+
+/// The PostgreSQL server's URL, or `None` (saying so on stderr) when none is configured.
+pub fn postgres_server() -> Option<String> {
+    match std::env::var(PG_ENV) {
+        Ok(url) => Some(url),
+        Err(_) => {
+            eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
+            None
+        }
+    }
+}
+
+/// A fresh PostgreSQL database named `<prefix>_<uuid>`, or `None` (saying so) when no server is
+/// configured.
+pub fn postgres(prefix: &str) -> Option<TestDatabase> {
+    let admin = postgres_server()?;
+    let name = format!("{prefix}_{}", uuid::Uuid::now_v7().simple());
+    let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
+    diesel::sql_query(format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .expect("create a test database");
+    Some(TestDatabase {
+        url: database_url(&admin, &name),
+        _dir: None,
+        pg: Some((admin, name)),
+    })
+}
+
+/// `url` with its database name replaced by `name` (query parameters dropped).
+pub fn database_url(url: &str, name: &str) -> String {
+    let server = url.split('?').next().unwrap_or(url);
+    let server = server.rsplit_once('/').map_or(server, |(s, _)| s);
+    format!("{server}/{name}")
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.pg.take()
+            && let Ok(mut conn) = PgConnection::establish(&admin)
+        {
+            diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut conn)
+                .ok();
+        }
+    }
+}
+
+/// How many deadlocks PostgreSQL detected (and broke by aborting a transaction) in the database
+/// at `url`, once every other session of it has ended: a session reports its statistics when it
+/// exits at the latest. (Each statement here is its own transaction, so it reads fresh
+/// statistics.)
+pub fn deadlocks(url: &str) -> i64 {
+    use diesel::sql_types::BigInt;
+
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let mut conn = PgConnection::establish(url).expect("connect to the test database");
+    let mut count = |sql: &str| {
+        diesel::sql_query(sql)
+            .get_result::<Count>(&mut conn)
+            .expect("read PostgreSQL statistics")
+            .n
+    };
+    for _ in 0..100 {
+        let others = count(
+            "SELECT count(*) AS n FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+        if others == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    count("SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()")
+}
