@@ -2,12 +2,12 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
@@ -85,7 +85,7 @@ impl<S: Store> Roastery<S> {
                 tx.update_roasted_lot_stock(lot)?;
             }
             tx.insert_blended_lot(&blend)?;
-            let blend_ref = LotRef {
+            let blend_ref = TypedLotRef {
                 id: blend.id,
                 kind: LotKind::Blended,
             };
@@ -93,7 +93,7 @@ impl<S: Store> Roastery<S> {
                 .iter()
                 .zip(before)
                 .map(|(lot, before)| Movement {
-                    lot: LotRef {
+                    lot: TypedLotRef {
                         id: lot.id,
                         kind: LotKind::Roasted,
                     },
