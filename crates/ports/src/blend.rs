@@ -57,7 +57,8 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.roasted_lots_by_ids(&ids)?;
-            let mut lots = lot_sources::in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
+            let mut lots =
+                lot_sources::all_in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
             let lot_number = tx.next_number(LotKind::Blended.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.stock.weight()).collect();
             let sources = lot_sources::used(&mut lots, &cmd.roasted_lots, |lot| {

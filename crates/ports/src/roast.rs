@@ -151,7 +151,7 @@ pub struct ImportProfile {
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
 /// index.
-pub(crate) fn in_asked_order<T>(
+pub(crate) fn found_in_asked_order<T>(
     ids: &[Uuid],
     found: Vec<T>,
     key: impl Fn(&T) -> Uuid,
@@ -307,7 +307,7 @@ impl<S: Store> Roastery<S> {
         check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.roasted_lots_by_ids(&ids)?;
-            let page = in_asked_order(&ids, found, |l| l.id, &page)?;
+            let page = found_in_asked_order(&ids, found, |l| l.id, &page)?;
             let next = page.next;
             let items = roasted_views(tx, page.items)?;
             Ok(Page { items, next })
@@ -337,7 +337,7 @@ impl<S: Store> Roastery<S> {
                     },
                 })
                 .collect();
-            in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
+            found_in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
         })
     }
 
@@ -360,7 +360,7 @@ impl<S: Store> Roastery<S> {
         check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.profiles_by_ids(&ids)?;
-            let page = in_asked_order(&ids, found, |p| p.id, &page)?;
+            let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
             let next = page.next;
             let items = page
                 .items
@@ -511,7 +511,7 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.green_lots_by_ids(&ids)?;
-            let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
+            let mut lots = lot_sources::all_in_asked_order(LotKind::Green, &ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.weight()).collect();
