@@ -15,8 +15,8 @@ use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 

@@ -21,9 +21,9 @@ use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::product::{CHUNK, Db};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 

@@ -23,10 +23,10 @@ use roastery_ports::repo::*;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::order::OrderRow;
 use crate::product::CHUNK;
+use crate::row::uuid;
 use crate::schema::{ledger_entries, orders, shipments};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
