@@ -1,8 +1,8 @@
 //! The ledger.
 
-use roastery_domain::cupping::LotRef;
 use roastery_domain::ledger::{EntryKind, Movement, Origin, entries};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_ports::Store;
 use roastery_ports::repo::{LedgerFilter, TraceRepo};
 use uuid::Uuid;
@@ -11,7 +11,7 @@ use super::green_lot::kg;
 use super::{all_pages, at, read, write};
 
 pub fn ledger_entries_filter_and_page_newest_first<S: Store>(store: S) {
-    let lot = |n| LotRef {
+    let lot = |n| TypedLotRef {
         id: Uuid::from_u128(n),
         kind: LotKind::Green,
     };
