@@ -45,17 +45,34 @@ pub fn postgres(prefix: &str) -> Option<TestDatabase> {
         .execute(&mut conn)
         .expect("create a test database");
     Some(TestDatabase {
-        url: database_url(&admin, &name),
+        url: database_on(&admin, &name),
         _dir: None,
         pg: Some((admin, name)),
     })
 }
 
-/// `url` with its database name replaced by `name` (query parameters dropped).
-pub fn database_url(url: &str, name: &str) -> String {
-    let server = url.split('?').next().unwrap_or(url);
-    let server = server.rsplit_once('/').map_or(server, |(s, _)| s);
-    format!("{server}/{name}")
+/// The same server URL with another database name (query parameters kept).
+pub fn database_on(admin: &str, name: &str) -> String {
+    let (base, query) = match admin.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (admin, None),
+    };
+    let authority_end = base.find("://").map_or(0, |i| i + 3);
+    let base = match base.get(authority_end..).and_then(|rest| rest.find('/')) {
+        Some(i) => base.get(..authority_end + i).unwrap_or(base),
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{base}/{name}?{q}"),
+        None => format!("{base}/{name}"),
+    }
+}
+
+impl TestDatabase {
+    /// The PostgreSQL database's name; `None` for SQLite.
+    pub fn pg_name(&self) -> Option<&str> {
+        self.pg.as_ref().map(|(_, name)| name.as_str())
+    }
 }
 
 impl Drop for TestDatabase {
