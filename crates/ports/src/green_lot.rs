@@ -351,23 +351,47 @@ pub(crate) fn green_ref(id: Uuid) -> TypedLotRef {
     }
 }
 
-/// Attaches each lot's location, reading every location once.
+/// The stored locations among `ids`, by id, read in one query.
+pub(crate) fn locations_by_id(
+    tx: &mut impl Repos,
+    ids: impl IntoIterator<Item = Uuid>,
+) -> Result<HashMap<Uuid, Location>, AppError> {
+    let mut ids: Vec<Uuid> = ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok((tx.locations_by_ids(&ids)?.into_iter())
+        .map(|l| (l.id, l))
+        .collect())
+}
+
+/// Attaches each lot's location, reading the locations in one query.
+pub(crate) fn with_locations_of(
+    tx: &mut impl Repos,
+    lots: Vec<GreenLot>,
+) -> Result<Vec<GreenLotView>, AppError> {
+    let locations = locations_by_id(tx, lots.iter().filter_map(|l| l.location_id))?;
+    Ok(lots
+        .into_iter()
+        .map(|lot| GreenLotView {
+            location: lot.location_id.and_then(|id| locations.get(&id).cloned()),
+            lot,
+        })
+        .collect())
+}
+
+/// Attaches each lot's location, reading the locations in one query.
 fn with_locations(
     tx: &mut impl Repos,
     lots: Page<GreenLot>,
 ) -> Result<Page<GreenLotView>, AppError> {
-    let mut locations: HashMap<Uuid, Option<Location>> = HashMap::new();
-    for id in lots.items.iter().filter_map(|l| l.location_id) {
-        if let std::collections::hash_map::Entry::Vacant(e) = locations.entry(id) {
-            e.insert(tx.location(id)?);
-        }
-    }
-    Ok(lots.map(|lot| GreenLotView {
-        location: lot
-            .location_id
-            .and_then(|id| locations.get(&id).cloned().flatten()),
-        lot,
-    }))
+    let next = lots.next;
+    Ok(Page {
+        items: with_locations_of(tx, lots.items)?,
+        next,
+    })
 }
 
 #[cfg(test)]

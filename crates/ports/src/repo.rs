@@ -73,6 +73,8 @@ pub trait AccountRepo {
 pub trait LocationRepo {
     fn insert_location(&mut self, location: &Location) -> StoreResult<()>;
     fn location(&mut self, id: Uuid) -> StoreResult<Option<Location>>;
+    /// The stored locations among `ids`, each once, in any order, in one query.
+    fn locations_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Location>>;
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>>;
     fn list_locations(&mut self, page: &PageRequest) -> StoreResult<Page<Location>>;
 }

@@ -269,14 +269,7 @@ fn imported_roast(
     let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
     let mut found = tx.green_lots_by_ids(&ids)?;
     found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
-    let mut green_lots = Vec::with_capacity(found.len());
-    for lot in found {
-        let location = match lot.location_id {
-            Some(id) => tx.location(id)?,
-            None => None,
-        };
-        green_lots.push(GreenLotView { lot, location });
-    }
+    let green_lots = crate::green_lot::with_locations_of(tx, found)?;
     Ok(Some(RecordedRoast {
         roasted_lot: roasted_view(tx, lot)?,
         green_lots,
@@ -560,19 +553,13 @@ impl<S: Store> Roastery<S> {
                 roasted.stock.weight(),
             ));
             let entries = self.ledger_entries("inventory.roast.recordRoast", now, &movements);
-            let mut green_lots = Vec::with_capacity(lots.len());
+            let mut written = Vec::with_capacity(lots.len());
             for mut lot in lots {
                 lot.last_modified_date = now;
                 tx.update_green_lot(&lot)?;
-                let location = match lot.location_id {
-                    Some(id) => tx.location(id)?,
-                    None => None,
-                };
-                green_lots.push(GreenLotView {
-                    lot: lot.into_inner(),
-                    location,
-                });
+                written.push(lot.into_inner());
             }
+            let green_lots = crate::green_lot::with_locations_of(tx, written)?;
             tx.insert_roasted_lot(&roasted)?;
             tx.insert_ledger_entries(&entries)?;
             if let Some(details) = &details {

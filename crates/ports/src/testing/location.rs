@@ -24,6 +24,13 @@ impl LocationRepo for MemTx {
         Ok(self.data.locations.iter().find(|l| l.id == id).cloned())
     }
 
+    fn locations_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Location>> {
+        Ok((self.data.locations.iter())
+            .filter(|l| ids.contains(&l.id))
+            .cloned()
+            .collect())
+    }
+
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>> {
         Ok(self
             .data

@@ -139,6 +139,15 @@ pub fn locations_by_id_external_id_and_newest_first_pages<S: Store>(store: S) {
         Some(l3.clone())
     );
     assert_eq!(read(&store, |tx| tx.location_by_external_id("LOC-9")), None);
+    let mut found = read(&store, |tx| {
+        tx.locations_by_ids(&[l3.id, Uuid::from_u128(99), l1.id, l3.id])
+    });
+    found.sort_by_key(|l| l.id);
+    assert_eq!(
+        found,
+        vec![l1.clone(), l3.clone()],
+        "each once, unknown ids left out"
+    );
     let listed = all_pages(3, |page| read(&store, |tx| tx.list_locations(page)));
     assert_eq!(listed, vec![l4, l3, l2, l1]);
     let first = read(&store, |tx| {
