@@ -114,7 +114,10 @@ impl AccessGrant {
         Self {
             client_id: account.client_id.clone(),
             scopes,
-            expires_at: now + TOKEN_LIFETIME,
+            // Only at the end of time could this overflow; such a grant simply never expires.
+            expires_at: now
+                .checked_add_signed(TOKEN_LIFETIME)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC),
         }
     }
 

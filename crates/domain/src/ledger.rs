@@ -128,7 +128,10 @@ impl Movement {
 
     /// The signed change in micro-units of the lot's unit (the unit of `after`).
     pub fn delta_micros(&self) -> i64 {
-        self.after.micros() - self.before.to_unit(self.after.unit()).micros()
+        // Both are valid weights (0 ≤ micros < 2^63), so the difference always fits.
+        self.after
+            .micros()
+            .saturating_sub(self.before.to_unit(self.after.unit()).micros())
     }
 }
 
@@ -259,8 +262,9 @@ pub fn depths(start: Reference, edges: &[Edge], direction: Direction) -> Vec<(Re
     while let Some((node, depth)) = queue.pop_front() {
         for n in next.get(&node).into_iter().flatten() {
             if seen.insert(*n) {
-                out.push((*n, depth + 1));
-                queue.push_back((*n, depth + 1));
+                let depth = depth.saturating_add(1);
+                out.push((*n, depth));
+                queue.push_back((*n, depth));
             }
         }
     }

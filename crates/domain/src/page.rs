@@ -139,7 +139,7 @@ impl<T> Page<T> {
         let limit = request.limit.as_usize();
         let total = found.len();
         let items: Vec<T> = found.into_iter().skip(start).take(limit).collect();
-        let end = start + items.len();
+        let end = start.saturating_add(items.len());
         let next = (end < total).then(|| Position::Index(u32::try_from(end).unwrap_or(u32::MAX)));
         Ok(Self { items, next })
     }

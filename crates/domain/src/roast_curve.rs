@@ -96,8 +96,9 @@ impl RoastCurve {
                     time_ms: point.time_ms,
                 });
             }
-            let micros = to_micros(point.value)
-                .filter(|m| m.unsigned_abs() <= MAX_MEASURE.unsigned_abs() * 1_000_000);
+            let micros = to_micros(point.value).filter(|m| {
+                m.unsigned_abs() <= MAX_MEASURE.unsigned_abs().saturating_mul(1_000_000)
+            });
             let Some(micros) = micros else {
                 return Err(RoastCurveError::ValueOutOfRange {
                     curve: name,

@@ -134,7 +134,9 @@ pub type RoastValue = Measure<RoastValueUnit>;
 impl Time {
     /// The time in milliseconds, exactly.
     pub fn as_millis(self) -> Decimal {
-        self.amount() * Decimal::from(self.unit().millis())
+        // A time is bounded like every measure, far below where this could overflow.
+        self.amount()
+            .saturating_mul(Decimal::from(self.unit().millis()))
     }
 }
 
