@@ -511,6 +511,13 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.green_lots_by_ids(&ids)?;
+            // Again now that the green lots are locked: a concurrent import of the same log
+            // that held them has committed, and what it made is the answer (not "consumed").
+            if let Some(external_id) = &external_id
+                && let Some(imported) = imported_roast(tx, external_id)?
+            {
+                return Ok(imported);
+            }
             let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
