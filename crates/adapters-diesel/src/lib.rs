@@ -54,6 +54,8 @@ mod store;
 mod time;
 mod trace;
 
-pub use connection::{AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name};
+pub use connection::{
+    AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name, redact,
+};
 pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};
