@@ -15,7 +15,7 @@ use uuid::Uuid;
 use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required};
+use crate::wire::{DateRange, Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required};
 
 // --- Products --------------------------------------------------------------------------------
 
@@ -303,13 +303,6 @@ pub struct OrderResult {
 pub struct ListOrdersFilter {
     pub order_date: Option<DateRange>,
     pub status: Option<String>,
-}
-
-/// `from` inclusive, `to` exclusive.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-pub struct DateRange {
-    pub from: Option<Instant>,
-    pub to: Option<Instant>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

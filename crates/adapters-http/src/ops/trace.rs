@@ -11,11 +11,9 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::green::LocationRefDto;
-use super::mrp::DateRange;
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Amount, Instant, ReadRequest, WeightDto, required};
+use crate::wire::{Amount, DateRange, Instant, LocationRefDto, ReadRequest, WeightDto, required};
 
 /// `{"id", "type"}`: a lot (`INVENTORY_GREEN`, `INVENTORY_ROAST`, `INVENTORY_BLEND`) or an
 /// `ORDER`.
