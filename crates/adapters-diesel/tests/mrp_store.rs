@@ -92,7 +92,13 @@ fn bulk_summary(err: AppError) -> Vec<(usize, String, Violation)> {
     };
     items
         .into_iter()
-        .map(|i| (i.index, i.external_id.unwrap_or_default(), i.violation))
+        .map(|i| {
+            (
+                i.index,
+                i.external_id.unwrap_or_default(),
+                i.rejection.violation(),
+            )
+        })
         .collect()
 }
 

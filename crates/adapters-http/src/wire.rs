@@ -20,6 +20,8 @@ use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaTy
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
+use roastery_ports::Rejection;
+
 use crate::error::ApiError;
 
 mod date;
@@ -237,7 +239,7 @@ impl From<Price> for PriceDto {
 /// A value of `field` the domain refuses (an unknown unit or enum name, a negative weight),
 /// answered with the rule's category and the field it concerns.
 pub fn rule(field: &str, err: impl roastery_domain::BrokenRule) -> ApiError {
-    ApiError::violation(err.violation(), format!("{field}: {err}"))
+    ApiError::rejected(Rejection::new(err), Some(field))
 }
 
 /// A required field of a request.

@@ -481,16 +481,47 @@ mod tests {
         };
         let summary: Vec<_> = items
             .iter()
-            .map(|i| (i.index, i.external_id.clone().unwrap(), i.violation))
+            .map(|i| (i.index, i.rejection.rule::<OrderError>().cloned()))
             .collect();
+        let ext = |id: &str| id.to_owned();
         assert_eq!(
             summary,
             vec![
-                (1, "o-sku".into(), Violation::NotFound),
-                (2, "o-done".into(), Violation::BusinessRule),
-                (3, "o-empty".into(), Violation::BusinessRule),
-                (4, "o-zero".into(), Violation::BusinessRule),
-                (5, "o-new".into(), Violation::Conflict),
+                (
+                    1,
+                    Some(OrderError::UnknownSkus {
+                        external_id: ext("o-sku"),
+                        skus: vec![ext("NOPE")],
+                    })
+                ),
+                (
+                    2,
+                    Some(OrderError::NotOpen {
+                        external_id: ext("o-done"),
+                        status: OrderStatus::Cancelled,
+                    })
+                ),
+                (
+                    3,
+                    Some(OrderError::NoItems {
+                        external_id: ext("o-empty"),
+                    })
+                ),
+                (
+                    4,
+                    Some(OrderError::NonPositiveQuantity {
+                        external_id: ext("o-zero"),
+                        sku: ext("GUJI-250"),
+                        quantity: 0,
+                    })
+                ),
+                (
+                    5,
+                    Some(OrderError::DuplicateExternalId {
+                        external_id: ext("o-new"),
+                        first_index: 0,
+                    })
+                ),
             ]
         );
         assert_eq!(list(&app, ListOrders::default()), before);
@@ -536,26 +567,38 @@ mod tests {
                 status: status.into(),
             })
         };
+        let illegal = |from, to| OrderError::IllegalTransition {
+            external_id: "o-1".into(),
+            from,
+            to,
+        };
         assert_eq!(
-            set("COMPLETED").unwrap_err().violation(),
-            Some(Violation::BusinessRule)
+            set("COMPLETED").unwrap_err().rule(),
+            Some(&illegal(OrderStatus::Open, OrderStatus::Completed))
         );
         assert_eq!(set("IN_PROGRESS").unwrap().status, OrderStatus::InProgress);
         // No longer OPEN: updates are refused.
         let err = app
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 5)])])
             .unwrap_err();
-        assert!(
-            matches!(err, AppError::Bulk(ref items) if items[0].violation == Violation::BusinessRule)
+        let AppError::Bulk(items) = err else {
+            panic!("expected a bulk failure, got {err:?}")
+        };
+        assert_eq!(
+            items[0].rejection.rule(),
+            Some(&OrderError::NotOpen {
+                external_id: "o-1".into(),
+                status: OrderStatus::InProgress,
+            })
         );
         assert_eq!(set("COMPLETED").unwrap().status, OrderStatus::Completed);
         assert_eq!(
-            set("CANCELLED").unwrap_err().violation(),
-            Some(Violation::BusinessRule)
+            set("CANCELLED").unwrap_err().rule(),
+            Some(&illegal(OrderStatus::Completed, OrderStatus::Cancelled))
         );
         assert_eq!(
-            set("DONE").unwrap_err().violation(),
-            Some(Violation::InvalidParameter)
+            set("DONE").unwrap_err().rule(),
+            Some(&OrderError::InvalidStatus("DONE".into()))
         );
         let unknown = app
             .set_order_status(SetOrderStatus {
@@ -563,7 +606,7 @@ mod tests {
                 status: "CANCELLED".into(),
             })
             .unwrap_err();
-        assert_eq!(unknown.violation(), Some(Violation::NotFound));
+        assert_eq!(unknown.rule(), Some(&OrderError::NotFound(Uuid::nil())));
     }
 
     #[test]

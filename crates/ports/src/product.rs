@@ -113,6 +113,7 @@ mod tests {
     use chrono::TimeDelta;
     use roastery_domain::Violation;
     use roastery_domain::page::Limit;
+    use roastery_domain::product::{PackageSize, ProductError};
 
     fn product(ext: &str, name: &str, variants: &[(&str, &str)]) -> SyncProduct {
         SyncProduct {
@@ -210,13 +211,28 @@ mod tests {
         };
         let summary: Vec<_> = items
             .iter()
-            .map(|i| (i.index, i.external_id.as_deref(), i.violation))
+            .map(|i| (i.index, i.rejection.rule::<ProductError>().cloned()))
             .collect();
         assert_eq!(
             summary,
             vec![
-                (1, Some("p-1"), Violation::Conflict),
-                (2, Some("p-4"), Violation::Conflict)
+                (
+                    1,
+                    Some(ProductError::VariantChanged {
+                        external_id: "p-1".into(),
+                        sku: "GUJI-250".into(),
+                        stored: PackageSize::parse("PACKAGE250G").unwrap(),
+                        given: PackageSize::parse("PACKAGE500G").unwrap(),
+                    })
+                ),
+                (
+                    2,
+                    Some(ProductError::SkuOwnedByOther {
+                        external_id: "p-4".into(),
+                        sku: "HUILA-250".into(),
+                        owner: "p-2".into(),
+                    })
+                ),
             ]
         );
         assert_eq!(all(&app), before);
