@@ -141,22 +141,9 @@ mod tests {
     use super::*;
     use crate::lot_source::SourceInfo;
     use crate::stock::StockError;
+    use crate::test_values::{kg, now, w};
     use crate::weight::{Weight, WeightUnit};
     use proptest::prelude::*;
-    use rust_decimal::Decimal;
-    use std::str::FromStr;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
-
-    fn w(amount: &str, unit: WeightUnit) -> Weight {
-        Weight::new(Decimal::from_str(amount).unwrap(), unit).unwrap()
-    }
-
-    fn kg(amount: &str) -> Weight {
-        w(amount, WeightUnit::Kg)
-    }
 
     fn info(n: u128) -> SourceInfo {
         SourceInfo {

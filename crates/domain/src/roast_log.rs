@@ -399,11 +399,7 @@ fn epoch(seconds: Decimal) -> Result<DateTime<Utc>, RoastLogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     fn temps(values: &[&str]) -> Vec<Option<Decimal>> {
         values.iter().map(|v| Some(d(v))).collect()
