@@ -152,6 +152,18 @@ impl<T> Page<T> {
     }
 }
 
+/// Checks a by-ids read before any lookup, in the order the request lists them: the id filter
+/// (`field` is its path in the request, `params.filter.…`), then the cursor of
+/// `params.pagination`. Returns the index the page starts at.
+pub fn check_by_ids(
+    field: &'static str,
+    ids: &[Uuid],
+    page: &PageRequest,
+) -> Result<usize, PageError> {
+    unique_ids(field, ids, MAX_IDS)?;
+    page.index()
+}
+
 /// Checks an id filter: non-empty, at most `max` ids, none twice.
 pub fn unique_ids(field: &'static str, ids: &[Uuid], max: usize) -> Result<(), PageError> {
     if ids.is_empty() {

@@ -329,8 +329,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<(Uuid, GreenLotDetails)>, AppError> {
-        page::unique_ids("params.filter.greenLotIds", &ids, page::MAX_IDS)?;
-        page.index()?;
+        page::check_by_ids("params.filter.greenLotIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx
                 .green_lots_by_ids(&ids)?

@@ -7,7 +7,8 @@ use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
 use roastery_ports::Store;
 use roastery_ports::roast::{
-    CurveDraft, ImportRoastLog, RecordRoast, RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
+    CurveDraft, ImportRoastLog, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView,
+    SetRoastedLotWeight,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -494,6 +495,17 @@ pub struct RecordRoastResult {
     pub green_lots: Vec<GreenLotDto>,
 }
 
+impl TryFrom<RecordedRoast> for RecordRoastResult {
+    type Error = ApiError;
+
+    fn try_from(done: RecordedRoast) -> Result<Self, ApiError> {
+        Ok(Self {
+            roasted_lot: done.roasted_lot.try_into()?,
+            green_lots: done.green_lots.into_iter().map(Into::into).collect(),
+        })
+    }
+}
+
 pub(super) async fn record_roast<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
@@ -517,10 +529,7 @@ pub(super) async fn record_roast<S: Store>(
         projects: names(data.projects, "data.projects")?,
     };
     let done = ctx.run(move |app| app.record_roast(cmd)).await?;
-    ctx.ok(RecordRoastResult {
-        roasted_lot: done.roasted_lot.try_into()?,
-        green_lots: done.green_lots.into_iter().map(Into::into).collect(),
-    })
+    ctx.ok(RecordRoastResult::try_from(done)?)
 }
 
 // ---- importing a roast log ----
@@ -551,7 +560,13 @@ pub(super) async fn import_roast_log<S: Store>(
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<ImportRoastLogData>>(body)?.data()?;
+    // Field by field in the order the request lists them: each field's presence, then its form.
     let format = required(data.format, "data.format")?;
+    if format != "ARTISAN" {
+        return Err(ApiError::invalid_parameter(format!(
+            "data.format: `{format}` is not a roast log format; use ARTISAN"
+        )));
+    }
     let content = required(data.content, "data.content")?;
     let location_id = required(data.location_id, "data.locationId")?;
     let green_lots = required(data.green_lots, "data.greenLots")?
@@ -568,11 +583,6 @@ pub(super) async fn import_roast_log<S: Store>(
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let projects = names(data.projects, "data.projects")?;
-    if format != "ARTISAN" {
-        return Err(ApiError::invalid_parameter(format!(
-            "data.format: `{format}` is not a roast log format; use ARTISAN"
-        )));
-    }
     let log = crate::artisan::read_log(&content)
         .map_err(|e| ApiError::invalid_parameter(format!("data.{e}")))?;
     let cmd = ImportRoastLog {
@@ -584,8 +594,5 @@ pub(super) async fn import_roast_log<S: Store>(
         projects,
     };
     let done = ctx.run(move |app| app.import_roast_log(cmd)).await?;
-    ctx.ok(RecordRoastResult {
-        roasted_lot: done.roasted_lot.try_into()?,
-        green_lots: done.green_lots.into_iter().map(Into::into).collect(),
-    })
+    ctx.ok(RecordRoastResult::try_from(done)?)
 }
