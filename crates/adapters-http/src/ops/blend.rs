@@ -41,14 +41,7 @@ impl From<BlendedLotView> for BlendedLotDto {
             roasted_lots: lot.sources.into_iter().map(Into::into).collect(),
             location: v.location.into(),
             blended_date: lot.blended_date.into(),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| ObjectRefDto {
-                    id: p.id,
-                    name: p.name,
-                })
-                .collect(),
+            projects: lot.projects.into_iter().map(Into::into).collect(),
             consumed_date: lot.stock.consumed_at().map(Into::into),
         }
     }

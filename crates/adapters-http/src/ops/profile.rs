@@ -75,25 +75,11 @@ impl From<ProfileView> for ProfileDto {
                 .into_iter()
                 .map(|c| ComponentDto {
                     percentage: Amount(c.percentage),
-                    green_lots: c
-                        .green_lots
-                        .into_iter()
-                        .map(|l| ObjectRefDto {
-                            id: l.id,
-                            name: l.name,
-                        })
-                        .collect(),
+                    green_lots: c.green_lots.into_iter().map(Into::into).collect(),
                 })
                 .collect(),
             reference_roast: v.reference_roast.map(Into::into),
-            projects: p
-                .projects
-                .into_iter()
-                .map(|p| ObjectRefDto {
-                    id: p.id,
-                    name: p.name,
-                })
-                .collect(),
+            projects: p.projects.into_iter().map(Into::into).collect(),
         }
     }
 }

@@ -89,11 +89,7 @@ impl TryFrom<RoastedLotView> for RoastedLotDto {
             }),
             location: v.location.into(),
             roasted_date: lot.roasted_date.into(),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| ProjectNameDto { name: p.name })
-                .collect(),
+            projects: lot.projects.into_iter().map(Into::into).collect(),
             consumed_date: lot.stock.consumed_at().map(Into::into),
         })
     }

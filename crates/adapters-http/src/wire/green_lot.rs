@@ -42,11 +42,7 @@ impl From<GreenLotView> for GreenLotDto {
                 id: l.id,
                 external_id: l.external_id,
             }),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| ProjectNameDto { name: p.name })
-                .collect(),
+            projects: lot.projects.into_iter().map(Into::into).collect(),
             last_modified_date: lot.last_modified_date.into(),
             registration_date: lot.registration_date.into(),
             consumed_date: lot.stock.consumed_at().map(Into::into),

@@ -2,6 +2,8 @@
 //! by id and name, locations, names.
 
 use roastery_domain::lot_source::LotSource;
+use roastery_domain::profile::GreenLotRef;
+use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::TypedLotRef;
 use roastery_ports::roast::{LocationRef, NamedLotRef};
 use serde::{Deserialize, Serialize};
@@ -56,6 +58,30 @@ impl From<NamedLotRef> for ObjectRefDto {
             id: r.id,
             name: r.name,
         }
+    }
+}
+
+impl From<GreenLotRef> for ObjectRefDto {
+    fn from(r: GreenLotRef) -> Self {
+        Self {
+            id: r.id,
+            name: r.name,
+        }
+    }
+}
+
+impl From<ProjectRef> for ObjectRefDto {
+    fn from(p: ProjectRef) -> Self {
+        Self {
+            id: p.id,
+            name: p.name,
+        }
+    }
+}
+
+impl From<ProjectRef> for ProjectNameDto {
+    fn from(p: ProjectRef) -> Self {
+        Self { name: p.name }
     }
 }
 
