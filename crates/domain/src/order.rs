@@ -554,10 +554,7 @@ pub fn plan_orders<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
-    }
+    use crate::test_values::at;
 
     fn item(sku: &str, quantity: i32) -> OrderItem {
         OrderItem {

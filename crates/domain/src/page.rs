@@ -188,6 +188,7 @@ pub fn unique_ids(field: &'static str, ids: &[Uuid], max: usize) -> Result<(), P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::at;
 
     #[test]
     fn limit_defaults_to_50_and_stays_within_1_to_100() {
@@ -200,10 +201,6 @@ mod tests {
             Err(PageError::LimitOutOfRange(101))
         );
         assert_eq!(Limit::parse(Some(-5)), Err(PageError::LimitOutOfRange(-5)));
-    }
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
     }
 
     #[test]

@@ -8,6 +8,11 @@ use rust_decimal::Decimal;
 
 use crate::weight::{Weight, WeightUnit};
 
+/// The instant `s` seconds after the Unix epoch.
+pub fn at(s: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(s, 0).unwrap()
+}
+
 /// The instant tests take as now.
 pub fn now() -> DateTime<Utc> {
     DateTime::from_timestamp(1_800_000_000, 0).unwrap()
