@@ -31,7 +31,9 @@ mod reference;
 
 pub use date::{DateFrom, DateRange};
 pub use green_lot::GreenLotDto;
-pub use input::{UsedLotData, names, price_input, used_lots, weight_input};
+pub use input::{
+    UsedLotData, names, price_input, used_lots, used_lots_weight_optional, weight_input,
+};
 pub use reference::{
     LocationRefDto, LotRefDto, LotSourceDto, NameDto, ObjectRefDto, ProjectNameDto,
 };

@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::wire::{
     Amount, DateFrom, GreenLotDto, Instant, LocationRefDto, LotSourceDto, NameDto, NameRef,
     ObjectRefDto, ProjectNameDto, ReadRequest, UsedLotData, WeightDto, WriteRequest, names,
-    required, rule, used_lots, weight_input,
+    required, rule, used_lots, used_lots_weight_optional, weight_input,
 };
 
 // ---- roasted lots ----
@@ -565,19 +565,7 @@ pub(super) async fn import_roast_log<S: Store>(
     }
     let content = required(data.content, "data.content")?;
     let location_id = required(data.location_id, "data.locationId")?;
-    let green_lots = required(data.green_lots, "data.greenLots")?
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let field = format!("data.greenLots[{i}]");
-            let id = required(l.id, &format!("{field}.id"))?;
-            let used = l
-                .used_weight
-                .map(|w| weight_input(Some(w), &format!("{field}.usedWeight")))
-                .transpose()?;
-            Ok((id, used))
-        })
-        .collect::<Result<Vec<_>, ApiError>>()?;
+    let green_lots = used_lots_weight_optional(data.green_lots, "data.greenLots")?;
     let projects = names(data.projects, "data.projects")?;
     let log = crate::artisan::read_log(&content)
         .map_err(|e| ApiError::invalid_parameter(format!("data.{e}")))?;

@@ -49,13 +49,32 @@ pub fn used_lots(
     lots: Option<Vec<UsedLotData>>,
     field: &str,
 ) -> Result<Vec<(Uuid, WeightInput)>, ApiError> {
+    used_lot_list(lots, field, weight_input)
+}
+
+/// Every lot, required, with its used weight where given (a roast log's own green weight stands
+/// in for a missing one).
+pub fn used_lots_weight_optional(
+    lots: Option<Vec<UsedLotData>>,
+    field: &str,
+) -> Result<Vec<(Uuid, Option<WeightInput>)>, ApiError> {
+    used_lot_list(lots, field, |weight, field| {
+        weight.map(|w| weight_input(Some(w), field)).transpose()
+    })
+}
+
+fn used_lot_list<W>(
+    lots: Option<Vec<UsedLotData>>,
+    field: &str,
+    weight: impl Fn(Option<WeightDto>, &str) -> Result<W, ApiError>,
+) -> Result<Vec<(Uuid, W)>, ApiError> {
     required(lots, field)?
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
             Ok((
                 required(l.id, &format!("{field}[{i}].id"))?,
-                weight_input(l.used_weight, &format!("{field}[{i}].usedWeight"))?,
+                weight(l.used_weight, &format!("{field}[{i}].usedWeight"))?,
             ))
         })
         .collect()
