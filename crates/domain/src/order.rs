@@ -986,6 +986,6 @@ mod tests {
                 first_index: 0
             }
         );
-        assert!(failures[4].to_string().contains("item 5"));
+        assert!(failures[4].to_string().contains("data[5]"));
     }
 }

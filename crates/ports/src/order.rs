@@ -535,7 +535,7 @@ mod tests {
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 1)]), bad])
             .unwrap_err();
         assert_eq!(err.violation(), Some(Violation::InvalidParameter));
-        assert!(err.to_string().contains("item 1"), "{err}");
+        assert!(err.to_string().contains("data[1]"), "{err}");
         let too_many: Vec<_> = (0..51)
             .map(|i| order(&format!("o-{i}"), i, &[("GUJI-250", 1)]))
             .collect();

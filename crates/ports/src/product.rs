@@ -245,7 +245,7 @@ mod tests {
             .sync_products(vec![product("p-1", "Guji", &[("G", "250G")])])
             .unwrap_err();
         assert_eq!(bad_size.violation(), Some(Violation::InvalidParameter));
-        assert!(bad_size.to_string().contains("item 0"), "{bad_size}");
+        assert!(bad_size.to_string().contains("data[0]"), "{bad_size}");
         let too_many: Vec<_> = (0..51)
             .map(|i| product(&format!("p-{i}"), "P", &[]))
             .collect();
