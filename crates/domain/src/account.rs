@@ -130,10 +130,7 @@ impl AccessGrant {
 mod tests {
     use super::*;
     use crate::scope::Scope;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
+    use crate::test_values::now;
 
     fn account(scopes: &str) -> Account {
         Account::open("c1".into(), "ERP", ScopeSet::parse(scopes).unwrap(), now()).unwrap()

@@ -276,16 +276,8 @@ impl ResultSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::{d, now};
     use proptest::prelude::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn input(score: &str) -> NewCuppingResult {
         NewCuppingResult {

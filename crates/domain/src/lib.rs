@@ -47,6 +47,8 @@ pub mod roast_log;
 pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
+#[cfg(test)]
+mod test_values;
 pub mod text;
 pub mod violation;
 pub mod weight;

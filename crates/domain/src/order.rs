@@ -558,10 +558,7 @@ pub fn plan_orders<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
-    }
+    use crate::test_values::at;
 
     fn item(sku: &str, quantity: i32) -> OrderItem {
         OrderItem {
@@ -993,6 +990,6 @@ mod tests {
                 first_index: 0
             }
         );
-        assert!(failures[4].to_string().contains("item 5"));
+        assert!(failures[4].to_string().contains("data[5]"));
     }
 }

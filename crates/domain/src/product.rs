@@ -460,12 +460,9 @@ pub fn plan_products<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::at;
     use proptest::prelude::*;
     use std::str::FromStr;
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
-    }
 
     fn size(s: &str) -> PackageSize {
         PackageSize::parse(s).unwrap()

@@ -207,11 +207,7 @@ impl RoastDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     #[test]
     fn all_fourteen_roast_value_units_round_trip_by_their_wire_names() {

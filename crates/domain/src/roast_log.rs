@@ -417,12 +417,8 @@ fn epoch(seconds: Decimal) -> Result<DateTime<Utc>, RoastLogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::d;
     use proptest::prelude::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
 
     fn temps(values: &[&str]) -> Vec<Option<Decimal>> {
         values.iter().map(|v| Some(d(v))).collect()

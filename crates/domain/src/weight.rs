@@ -201,11 +201,7 @@ impl fmt::Display for Weight {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     #[test]
     fn negative_weight_is_refused() {
