@@ -30,4 +30,5 @@ mod precedence;
 mod quality;
 mod roast;
 mod slow_clients;
+mod strangers;
 mod trace;
