@@ -73,6 +73,14 @@ impl TestDatabase {
     pub fn pg_name(&self) -> Option<&str> {
         self.pg.as_ref().map(|(_, name)| name.as_str())
     }
+
+    /// The PostgreSQL server's URL it was created on and the database's name; `None` for
+    /// SQLite.
+    pub fn pg_admin(&self) -> Option<(&str, &str)> {
+        self.pg
+            .as_ref()
+            .map(|(admin, name)| (admin.as_str(), name.as_str()))
+    }
 }
 
 impl Drop for TestDatabase {
