@@ -19,6 +19,7 @@ mod lot_sources;
 pub mod order;
 pub mod physical;
 pub mod product;
+pub mod profile;
 pub mod project;
 pub mod rate_limit;
 pub mod repo;
