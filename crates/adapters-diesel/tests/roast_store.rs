@@ -25,7 +25,7 @@ use roastery_domain::page::{Limit, PageRequest};
 use roastery_domain::profile::{Component, GreenLotRef, NewProfile, Profile};
 use roastery_domain::roast::{NewRoast, record_roast};
 use roastery_domain::roast_curve::{DataPoint, RoastCurve};
-use roastery_domain::roast_details::{RoastDetails, Temperature, Time};
+use roastery_domain::roast_details::{RoastDetails, RoastDetailsDraft, Temperature, Time};
 use roastery_domain::roast_log::{LogWeight, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
@@ -180,7 +180,7 @@ fn exercise(store: DieselStore) {
     assert_eq!(from.items, vec![c.clone(), b.clone()]);
 
     // Details with every field.
-    let details = RoastDetails::new(RoastDetails {
+    let details = RoastDetails::new(RoastDetailsDraft {
         roast_technician: Some("Ana".into()),
         note: Some("even development".into()),
         start_temperature: Some(Temperature::parse(Decimal::from(200), "CELSIUS").unwrap()),

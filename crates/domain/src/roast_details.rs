@@ -170,7 +170,26 @@ pub fn name_reference(
     }
 }
 
-/// The details of one roast. Build it with [`RoastDetails::new`] so that its text is bounded.
+/// The details of one roast as a request or a log gives them: measures already parsed, free text
+/// not yet checked. [`RoastDetails::new`] checks it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RoastDetailsDraft {
+    pub roast_technician: Option<String>,
+    pub note: Option<String>,
+    pub start_temperature: Option<Temperature>,
+    pub end_temperature: Option<Temperature>,
+    /// Colour before grinding.
+    pub roast_value: Option<RoastValue>,
+    /// Colour after grinding.
+    pub roast_value2: Option<RoastValue>,
+    pub roast_duration: Option<Time>,
+    pub first_crack_time: Option<Time>,
+    pub color_change_time: Option<Time>,
+    pub machine: Option<String>,
+}
+
+/// The details of one roast, their text checked: build them with [`RoastDetails::new`] (stores
+/// read back what was checked when written).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RoastDetails {
     pub roast_technician: Option<String>,
@@ -190,7 +209,7 @@ pub struct RoastDetails {
 impl RoastDetails {
     /// Checks the free text of `draft` (names through [`name_reference`], the note bounded); its
     /// measures are valid by construction.
-    pub fn new(draft: RoastDetails) -> Result<Self, RoastDetailsError> {
+    pub fn new(draft: RoastDetailsDraft) -> Result<Self, RoastDetailsError> {
         Ok(Self {
             roast_technician: name_reference("roastTechnician", draft.roast_technician.as_deref())?,
             note: draft
@@ -199,7 +218,13 @@ impl RoastDetails {
                 .map(|n| text::bounded("note", n, text::NOTE_MAX))
                 .transpose()?,
             machine: name_reference("machine", draft.machine.as_deref())?,
-            ..draft
+            start_temperature: draft.start_temperature,
+            end_temperature: draft.end_temperature,
+            roast_value: draft.roast_value,
+            roast_value2: draft.roast_value2,
+            roast_duration: draft.roast_duration,
+            first_crack_time: draft.first_crack_time,
+            color_change_time: draft.color_change_time,
         })
     }
 }
@@ -287,18 +312,18 @@ mod tests {
     #[test]
     fn details_bound_their_text_and_keep_their_measures() {
         let start = Temperature::parse(d("200"), "CELSIUS").unwrap();
-        let details = RoastDetails::new(RoastDetails {
+        let details = RoastDetails::new(RoastDetailsDraft {
             roast_technician: Some(" Ana ".into()),
             note: Some("even development".into()),
             start_temperature: Some(start),
-            ..RoastDetails::default()
+            ..RoastDetailsDraft::default()
         })
         .unwrap();
         assert_eq!(details.roast_technician.as_deref(), Some("Ana"));
         assert_eq!(details.start_temperature, Some(start));
-        let err = RoastDetails::new(RoastDetails {
+        let err = RoastDetails::new(RoastDetailsDraft {
             note: Some("x".repeat(text::NOTE_MAX + 1)),
-            ..RoastDetails::default()
+            ..RoastDetailsDraft::default()
         })
         .unwrap_err();
         assert_eq!(err.violation(), Violation::InvalidParameter);

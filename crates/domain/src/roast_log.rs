@@ -11,7 +11,8 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use crate::measure::{MeasureError, Unit};
 use crate::roast_curve::{DataPoint, RoastCurve, RoastCurveError, whole_millis};
 use crate::roast_details::{
-    RoastDetails, RoastValue, RoastValueUnit, Temperature, TemperatureUnit, Time, TimeUnit,
+    RoastDetails, RoastDetailsDraft, RoastValue, RoastValueUnit, Temperature, TemperatureUnit,
+    Time, TimeUnit,
 };
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
@@ -362,7 +363,7 @@ impl LoggedRoast {
                 _ => Ok(None),
             }
         };
-        let details = RoastDetails::new(RoastDetails {
+        let details = RoastDetails::new(RoastDetailsDraft {
             roast_technician: blank_to_none(&log.operator),
             note: blank_to_none(&log.roasting_notes),
             start_temperature: temperature(Some(charge))?,

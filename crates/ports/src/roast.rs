@@ -13,7 +13,7 @@ use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
-use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roast_details::{RoastDetails, RoastDetailsDraft};
 use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
@@ -88,9 +88,25 @@ pub struct RecordRoast {
     /// Each green lot used and the weight taken from it, in the client's order.
     pub green_lots: Vec<(Uuid, WeightInput)>,
     pub profile_id: Option<Uuid>,
-    pub details: Option<RoastDetails>,
+    pub details: Option<RoastDetailsDraft>,
     pub curves: Vec<CurveDraft>,
     pub projects: Vec<String>,
+}
+
+/// A roast whose details and curves are checked, as both recording paths hand it over: a request
+/// checks its drafts, a roast log arrives checked by its mapping.
+struct CheckedRoast {
+    name: String,
+    location_id: Uuid,
+    roasted_date: DateTime<Utc>,
+    weight: WeightInput,
+    green_lots: Vec<(Uuid, WeightInput)>,
+    profile_id: Option<Uuid>,
+    details: Option<RoastDetails>,
+    curves: Vec<RoastCurve>,
+    projects: Vec<String>,
+    /// The roast log's `roastUUID` when imported.
+    external_id: Option<String>,
 }
 
 /// A roast log to import: the parsed log and what the request adds to it.
@@ -129,6 +145,20 @@ impl roastery_domain::BrokenRule for RoastLogImportError {
 pub struct RecordedRoast {
     pub roasted_lot: RoastedLotView,
     pub green_lots: Vec<GreenLotView>,
+}
+
+/// Checks a roast's shape that needs no store (400): the name, the project references and the
+/// green lot list; answers the green lots' ids.
+fn check_request(
+    name: &str,
+    projects: &[String],
+    green_lots: &[(Uuid, WeightInput)],
+) -> Result<Vec<Uuid>, AppError> {
+    text::required("name", name, text::NAME_MAX).map_err(RoastError::from)?;
+    roastery_domain::project::check_references(projects)?;
+    let ids = lot_sources::ids(green_lots);
+    lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
+    Ok(ids)
 }
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
@@ -339,7 +369,29 @@ impl<S: Store> Roastery<S> {
     /// Records a roast: takes each used weight from its green lot (consuming lots that reach
     /// zero), creates the roasted lot with its details and curves, all in one transaction.
     pub fn record_roast(&self, cmd: RecordRoast) -> Result<RecordedRoast, AppError> {
-        self.record_roast_from(cmd, None)
+        let ids = check_request(&cmd.name, &cmd.projects, &cmd.green_lots)?;
+        let details = cmd.details.map(RoastDetails::new).transpose()?;
+        let curves = cmd
+            .curves
+            .into_iter()
+            .map(|c| RoastCurve::new(&c.name, &c.unit, c.data_points))
+            .collect::<Result<Vec<_>, _>>()?;
+        roast_curve::check_curves(&curves)?;
+        self.record_checked_roast(
+            CheckedRoast {
+                name: cmd.name,
+                location_id: cmd.location_id,
+                roasted_date: cmd.roasted_date,
+                weight: cmd.weight,
+                green_lots: cmd.green_lots,
+                profile_id: cmd.profile_id,
+                details,
+                curves,
+                projects: cmd.projects,
+                external_id: None,
+            },
+            &ids,
+        )
     }
 
     /// Imports a roast log (api-decisions §9): records the roast it describes through the same
@@ -367,10 +419,11 @@ impl<S: Store> Roastery<S> {
         };
         let name = cmd
             .name
-            .or_else(|| logged.title.clone())
+            .or(logged.title)
             .ok_or(RoastLogImportError::NameMissing)?;
-        let external_id = logged.external_id.clone();
-        let record = RecordRoast {
+        let ids = check_request(&name, &cmd.projects, &green_lots)?;
+        let external_id = logged.external_id;
+        let roast = CheckedRoast {
             name,
             location_id: cmd.location_id,
             roasted_date: logged.roasted_date,
@@ -381,18 +434,11 @@ impl<S: Store> Roastery<S> {
             green_lots,
             profile_id: cmd.profile_id,
             details: Some(logged.details),
-            curves: logged
-                .curves
-                .into_iter()
-                .map(|c| CurveDraft {
-                    name: c.name,
-                    unit: c.unit,
-                    data_points: c.data_points,
-                })
-                .collect(),
+            curves: logged.curves,
             projects: cmd.projects,
+            external_id: Some(external_id.clone()),
         };
-        match self.record_roast_from(record, Some(external_id.clone())) {
+        match self.record_checked_roast(roast, &ids) {
             // A concurrent import of the same log committed first: answer what it made.
             Err(AppError::Store(StoreError::Duplicate(cause))) => {
                 tracing::info!(%external_id, "roast log imported concurrently; answering its roast");
@@ -404,29 +450,23 @@ impl<S: Store> Roastery<S> {
         }
     }
 
-    /// Records a roast, described by the client or by the roast log `external_id` names. A roast
-    /// log recorded already is answered as it is.
-    fn record_roast_from(
+    /// Records a checked roast; a roast log recorded already (its `external_id`) is answered as
+    /// it is. `ids` are the green lots' ids, checked.
+    fn record_checked_roast(
         &self,
-        cmd: RecordRoast,
-        external_id: Option<String>,
+        cmd: CheckedRoast,
+        ids: &[Uuid],
     ) -> Result<RecordedRoast, AppError> {
-        // Shape first (400): the name, the green lot list, the details and the curves.
-        text::required("name", &cmd.name, text::NAME_MAX).map_err(RoastError::from)?;
-        roastery_domain::project::check_references(&cmd.projects)?;
-        let ids = lot_sources::ids(&cmd.green_lots);
-        lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
-        let details = cmd.details.clone().map(RoastDetails::new).transpose()?;
-        let curves = cmd
-            .curves
-            .iter()
-            .map(|c| RoastCurve::new(&c.name, &c.unit, c.data_points.clone()))
-            .collect::<Result<Vec<_>, _>>()?;
-        roast_curve::check_curves(&curves)?;
+        let CheckedRoast {
+            details,
+            curves,
+            external_id,
+            ..
+        } = &cmd;
         let id = self.ids.new_id();
         let now = self.clock.now();
         self.store.write(|tx| {
-            if let Some(external_id) = &external_id
+            if let Some(external_id) = external_id
                 && let Some(imported) = imported_roast(tx, external_id)?
             {
                 return Ok(imported);
@@ -440,15 +480,15 @@ impl<S: Store> Roastery<S> {
                 return Err(RoastError::ProfileNotFound(profile_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let found = tx.green_lots_for_update(&ids)?;
+            let found = tx.green_lots_for_update(ids)?;
             // Again now that the green lots are locked: a concurrent import of the same log
             // that held them has committed, and what it made is the answer (not "consumed").
-            if let Some(external_id) = &external_id
+            if let Some(external_id) = external_id
                 && let Some(imported) = imported_roast(tx, external_id)?
             {
                 return Ok(imported);
             }
-            let mut lots = lot_sources::all_in_asked_order(LotKind::Green, &ids, found, |l| l.id)
+            let mut lots = lot_sources::all_in_asked_order(LotKind::Green, ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.weight()).collect();
@@ -506,11 +546,11 @@ impl<S: Store> Roastery<S> {
             let green_lots = crate::green_lot::with_locations_of(tx, written)?;
             tx.insert_roasted_lot(&roasted)?;
             tx.insert_ledger_entries(&entries)?;
-            if let Some(details) = &details {
+            if let Some(details) = details {
                 tx.insert_roast_details(roasted.id, details)?;
             }
             if !curves.is_empty() {
-                tx.insert_roast_curves(roasted.id, &curves)?;
+                tx.insert_roast_curves(roasted.id, curves)?;
             }
             Ok(RecordedRoast {
                 roasted_lot: roasted_view(tx, roasted)?,
@@ -729,12 +769,12 @@ pub(crate) mod tests {
     fn details_and_curves_are_kept_with_the_roast() {
         let s = setup();
         let mut cmd = roast(&s, "Guji", "50", &[(0, "60")]);
-        cmd.details = Some(RoastDetails {
+        cmd.details = Some(RoastDetailsDraft {
             roast_technician: Some(" Ana ".into()),
             start_temperature: Some(Temperature::parse(Decimal::from(200), "CELSIUS").unwrap()),
             first_crack_time: Some(Time::parse(Decimal::from(8), "MINUTE").unwrap()),
             machine: Some("Probat".into()),
-            ..RoastDetails::default()
+            ..RoastDetailsDraft::default()
         });
         cmd.curves = vec![CurveDraft {
             name: "BT".into(),

@@ -18,7 +18,7 @@ use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScre
 use roastery_domain::price::Currency;
 use roastery_domain::profile::ComponentDraft;
 use roastery_domain::roast_curve::DataPoint;
-use roastery_domain::roast_details::{RoastDetails, RoastValue, Temperature, Time};
+use roastery_domain::roast_details::{RoastDetailsDraft, RoastValue, Temperature, Time};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::WeightUnit;
@@ -392,8 +392,8 @@ fn demo_curve(name: &str, start: i64, end: i64) -> CurveDraft {
     }
 }
 
-fn demo_details(technician: &str, minutes: &str, agtron: i64) -> anyhow::Result<RoastDetails> {
-    Ok(RoastDetails {
+fn demo_details(technician: &str, minutes: &str, agtron: i64) -> anyhow::Result<RoastDetailsDraft> {
+    Ok(RoastDetailsDraft {
         roast_technician: Some(technician.into()),
         note: Some("Demo roast".into()),
         start_temperature: Some(Temperature::parse(Decimal::from(205), "CELSIUS")?),

@@ -4,7 +4,7 @@
 use actix_web::HttpResponse;
 use roastery_domain::measure::{Measure, Unit};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
-use roastery_domain::roast_details::RoastDetails;
+use roastery_domain::roast_details::RoastDetailsDraft;
 use roastery_ports::Store;
 use roastery_ports::roast::{
     CurveDraft, ImportRoastLog, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView,
@@ -259,9 +259,9 @@ pub struct RoastDetailsData {
 }
 
 impl RoastDetailsData {
-    fn into_draft(self) -> Result<RoastDetails, ApiError> {
+    fn into_draft(self) -> Result<RoastDetailsDraft, ApiError> {
         const F: &str = "data.details";
-        Ok(RoastDetails {
+        Ok(RoastDetailsDraft {
             roast_technician: self.roast_technician.and_then(NameInput::into_name),
             note: self.note,
             start_temperature: MeasureDto::parse(
