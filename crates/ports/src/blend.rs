@@ -16,7 +16,7 @@ use crate::green_lot::WeightInput;
 use crate::lot_sources;
 use crate::project::resolve_projects;
 use crate::repo::*;
-use crate::roast::{LocationRef, location_ref};
+use crate::roast::{LocationRef, location_ref, location_ref_in};
 use crate::{Repos, Roastery, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,12 +126,18 @@ impl<S: Store> Roastery<S> {
         page.keyset()?;
         self.store.read_replica(|tx| {
             let lots = tx.list_blended_lots(from, &page)?;
+            // The page's locations in one query, not one per lot.
+            let locations =
+                crate::green_lot::locations_by_id(tx, lots.items.iter().map(|l| l.location_id))?;
             let next = lots.next;
             let items = lots
                 .items
                 .into_iter()
-                .map(|lot| blended_view(tx, lot))
-                .collect::<Result<Vec<_>, _>>()?;
+                .map(|lot| BlendedLotView {
+                    location: location_ref_in(&locations, lot.location_id),
+                    lot,
+                })
+                .collect();
             Ok(Page { items, next })
         })
     }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
+use roastery_domain::location::Location;
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::roast::{self, NewRoast, RoastError};
@@ -183,6 +184,14 @@ pub(crate) fn location_ref(tx: &mut impl Repos, id: Uuid) -> Result<LocationRef,
     })
 }
 
+/// [`location_ref`] among locations read at once with [`crate::green_lot::locations_by_id`].
+pub(crate) fn location_ref_in(locations: &HashMap<Uuid, Location>, id: Uuid) -> LocationRef {
+    LocationRef {
+        id,
+        external_id: locations.get(&id).and_then(|l| l.external_id.clone()),
+    }
+}
+
 pub(crate) fn roasted_view(
     tx: &mut impl Repos,
     lot: RoastedLot,
@@ -203,14 +212,14 @@ pub(crate) fn roasted_view(
     })
 }
 
-/// [`roasted_view`] for a page of lots: each profile and location the page names is read once,
-/// not once per lot (lots of one roastery share a few of each).
+/// [`roasted_view`] for a page of lots: the page's locations are read in one query and each
+/// profile it names once, not once per lot (lots of one roastery share a few of each).
 fn roasted_views(
     tx: &mut impl Repos,
     lots: Vec<RoastedLot>,
 ) -> Result<Vec<RoastedLotView>, AppError> {
     let mut profiles: HashMap<Uuid, Option<ProfileRef>> = HashMap::new();
-    let mut locations: HashMap<Uuid, LocationRef> = HashMap::new();
+    let locations = crate::green_lot::locations_by_id(tx, lots.iter().map(|l| l.location_id))?;
     let mut views = Vec::with_capacity(lots.len());
     for lot in lots {
         let profile = match lot.profile_id {
@@ -228,14 +237,7 @@ fn roasted_views(
                 }
             },
         };
-        let location = match locations.get(&lot.location_id) {
-            Some(known) => known.clone(),
-            None => {
-                let found = location_ref(tx, lot.location_id)?;
-                locations.insert(lot.location_id, found.clone());
-                found
-            }
-        };
+        let location = location_ref_in(&locations, lot.location_id);
         views.push(RoastedLotView {
             lot,
             profile,
