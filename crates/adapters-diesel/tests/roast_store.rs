@@ -34,7 +34,7 @@ use roastery_ports::blend::CreateBlend;
 use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::repo::{BlendRepo, RoastRepo, SystemRepo};
-use roastery_ports::roast::ImportRoastLog;
+use roastery_ports::roast_log::ImportRoastLog;
 use roastery_ports::testing::{ManualClock, SequentialIds};
 use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;

@@ -15,8 +15,8 @@ use crate::error::AppError;
 use crate::green_lot::WeightInput;
 use crate::lot_sources;
 use crate::project::resolve_projects;
+use crate::reference::{LocationRef, location_ref, location_ref_in};
 use crate::repo::*;
-use crate::roast::{LocationRef, location_ref, location_ref_in};
 use crate::{Repos, Roastery, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

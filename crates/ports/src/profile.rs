@@ -9,8 +9,8 @@ use uuid::Uuid;
 
 use crate::error::AppError;
 use crate::project::resolve_projects;
+use crate::reference::{NamedLotRef, found_in_asked_order};
 use crate::repo::*;
-use crate::roast::{NamedLotRef, found_in_asked_order};
 use crate::{Repos, Roastery, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,5 +111,115 @@ impl<S: Store> Roastery<S> {
             tx.insert_profile(&profile)?;
             profile_view(tx, profile)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use roastery_domain::Violation;
+    use roastery_domain::profile::{ComponentDraft, ProfileError};
+    use rust_decimal::Decimal;
+
+    use super::*;
+    use crate::roast::tests::{Setup, roast, setup, violation};
+
+    fn profile_cmd(s: &Setup, shares: &[(&str, usize)]) -> ImportProfile {
+        ImportProfile {
+            name: "House".into(),
+            external_id: Some("PRF-1".into()),
+            profile_group: Some("Espresso".into()),
+            components: shares
+                .iter()
+                .map(|(p, i)| ComponentDraft {
+                    percentage: Decimal::from_str(p).unwrap(),
+                    green_lot_ids: vec![s.green[*i]],
+                })
+                .collect(),
+            reference_roast_id: None,
+            projects: vec![],
+        }
+    }
+
+    #[test]
+    fn profiles_resolve_green_lots_and_derive_their_type() {
+        let s = setup();
+        let reference = s
+            .app
+            .record_roast(roast(&s, "Ref", "1", &[(0, "1")]))
+            .unwrap()
+            .roasted_lot
+            .lot
+            .id;
+        let mut cmd = profile_cmd(&s, &[("60.5", 0), ("39.5", 1)]);
+        cmd.reference_roast_id = Some(reference);
+        let view = s.app.import_profile(cmd).unwrap();
+        assert_eq!(view.profile.profile_type().as_str(), "PRE_ROAST_BLEND");
+        assert_eq!(view.profile.components[1].green_lots[0].name, "Huila");
+        assert_eq!(
+            view.reference_roast.as_ref().map(|r| r.name.as_str()),
+            Some("Ref")
+        );
+        let mut single = profile_cmd(&s, &[("100", 0)]);
+        single.external_id = None;
+        let single = s.app.import_profile(single).unwrap();
+        assert_eq!(single.profile.profile_type().as_str(), "SINGLE_ORIGIN");
+        let found = s
+            .app
+            .profiles_by_ids(
+                vec![single.profile.id, view.profile.id],
+                PageRequest::default(),
+            )
+            .unwrap();
+        assert_eq!(found.items, vec![single, view]);
+    }
+
+    #[test]
+    fn profile_errors_rank_not_found_then_sum_then_conflict() {
+        let s = setup();
+        s.app
+            .import_profile(profile_cmd(&s, &[("100", 0)]))
+            .unwrap();
+        let mut cmd = profile_cmd(&s, &[("50", 0), ("40", 1)]);
+        cmd.components[1].green_lot_ids.push(Uuid::from_u128(7));
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        let cmd = profile_cmd(&s, &[("50", 0), ("40", 1)]);
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::BusinessRule
+        );
+        let cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::Conflict
+        );
+        let mut cmd = profile_cmd(&s, &[("100", 0)]);
+        cmd.reference_roast_id = Some(Uuid::from_u128(8));
+        cmd.external_id = None;
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::NotFound
+        );
+        let cmd = profile_cmd(&s, &[("0", 0), ("100", 1)]);
+        assert_eq!(
+            violation(s.app.import_profile(cmd).unwrap_err()),
+            Violation::InvalidParameter
+        );
+        // Among the lookups, the green lots come first, then the reference roast.
+        let mut cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
+        cmd.components[1]
+            .green_lot_ids
+            .insert(0, Uuid::from_u128(7));
+        cmd.reference_roast_id = Some(Uuid::from_u128(8));
+        cmd.projects = vec!["Nope".into()];
+        let err = s.app.import_profile(cmd).unwrap_err();
+        assert_eq!(
+            err,
+            AppError::from(ProfileError::GreenLotNotFound(Uuid::from_u128(7)))
+        );
     }
 }

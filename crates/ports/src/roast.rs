@@ -1,6 +1,6 @@
 //! inventory.roast: roasted lots, their details and curves, and the writes that create them
-//! (recording a roast, importing a roast log, setting a roasted lot's weight). Profiles have
-//! their own module (`profile.rs`).
+//! (recording a roast, setting a roasted lot's weight). Profiles (`profile.rs`) and roast log
+//! import (`roast_log.rs`, recording through this module's path) have their own modules.
 //!
 //! Reads answer views: a stored record plus the few names and external ids of what it refers to
 //! (its profile, its location), looked up in the same transaction.
@@ -9,32 +9,27 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
-use roastery_domain::location::Location;
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::{RoastDetails, RoastDetailsDraft};
-use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
+use crate::error::AppError;
 use crate::green_lot::{GreenLotView, WeightInput};
 use crate::lot_sources;
 use crate::project::resolve_projects;
+use crate::reference::{
+    LocationRef, NamedLotRef, found_in_asked_order, location_ref, location_ref_in,
+};
 use crate::repo::*;
+use crate::roast_log::imported_roast;
 use crate::{Repos, Roastery, Store};
-
-/// `location` of a lot: `{"id", "externalId"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocationRef {
-    pub id: Uuid,
-    pub external_id: Option<String>,
-}
 
 /// `profile` of a roasted lot: `{"id", "name", "externalId"}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,13 +37,6 @@ pub struct ProfileRef {
     pub id: Uuid,
     pub name: String,
     pub external_id: Option<String>,
-}
-
-/// An `ObjectReference` to a lot: `{"id", "name"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedLotRef {
-    pub id: Uuid,
-    pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,49 +84,18 @@ pub struct RecordRoast {
 
 /// A roast whose details and curves are checked, as both recording paths hand it over: a request
 /// checks its drafts, a roast log arrives checked by its mapping.
-struct CheckedRoast {
-    name: String,
-    location_id: Uuid,
-    roasted_date: DateTime<Utc>,
-    weight: WeightInput,
-    green_lots: Vec<(Uuid, WeightInput)>,
-    profile_id: Option<Uuid>,
-    details: Option<RoastDetails>,
-    curves: Vec<RoastCurve>,
-    projects: Vec<String>,
+pub(crate) struct CheckedRoast {
+    pub(crate) name: String,
+    pub(crate) location_id: Uuid,
+    pub(crate) roasted_date: DateTime<Utc>,
+    pub(crate) weight: WeightInput,
+    pub(crate) green_lots: Vec<(Uuid, WeightInput)>,
+    pub(crate) profile_id: Option<Uuid>,
+    pub(crate) details: Option<RoastDetails>,
+    pub(crate) curves: Vec<RoastCurve>,
+    pub(crate) projects: Vec<String>,
     /// The roast log's `roastUUID` when imported.
-    external_id: Option<String>,
-}
-
-/// A roast log to import: the parsed log and what the request adds to it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportRoastLog {
-    pub log: RoastLog,
-    pub location_id: Uuid,
-    /// Each green lot used; the used weight may be left out when exactly one lot is given (the
-    /// log's green weight is used).
-    pub green_lots: Vec<(Uuid, Option<WeightInput>)>,
-    /// The roasted lot's name; the log's title when absent.
-    pub name: Option<String>,
-    pub profile_id: Option<Uuid>,
-    pub projects: Vec<String>,
-}
-
-/// What an import request lacks that the log cannot supply.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RoastLogImportError {
-    #[error(
-        "greenLots[{index}].usedWeight is required when more than one green lot is given; the log's green weight is used only for a single lot"
-    )]
-    UsedWeightMissing { index: usize },
-    #[error("name is required when the roast log has no title")]
-    NameMissing,
-}
-
-impl roastery_domain::BrokenRule for RoastLogImportError {
-    fn violation(&self) -> roastery_domain::Violation {
-        roastery_domain::Violation::MissingParameter
-    }
+    pub(crate) external_id: Option<String>,
 }
 
 /// What a roast left behind: the new roasted lot and its green lots after the roast.
@@ -150,7 +107,7 @@ pub struct RecordedRoast {
 
 /// Checks a roast's shape that needs no store (400): the name, the project references and the
 /// green lot list; answers the green lots' ids.
-fn check_request(
+pub(crate) fn check_request(
     name: &str,
     projects: &[String],
     green_lots: &[(Uuid, WeightInput)],
@@ -160,36 +117,6 @@ fn check_request(
     let ids = lot_sources::ids(green_lots);
     lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
     Ok(ids)
-}
-
-/// The records found for an asked id list, in the asked order, unknown ids left out, paged by
-/// index.
-pub(crate) fn found_in_asked_order<T>(
-    ids: &[Uuid],
-    found: Vec<T>,
-    key: impl Fn(&T) -> Uuid,
-    page: &PageRequest,
-) -> Result<Page<T>, AppError> {
-    let mut by_id: HashMap<Uuid, T> = found.into_iter().map(|t| (key(&t), t)).collect();
-    let ordered: Vec<T> = ids.iter().filter_map(|id| by_id.remove(id)).collect();
-    Ok(Page::from_found(ordered, page)?)
-}
-
-/// The location reference of a lot (a stored lot's location always exists; should it not, the
-/// reference carries no external id rather than failing the read).
-pub(crate) fn location_ref(tx: &mut impl Repos, id: Uuid) -> Result<LocationRef, AppError> {
-    Ok(LocationRef {
-        id,
-        external_id: tx.location(id)?.and_then(|l| l.external_id),
-    })
-}
-
-/// [`location_ref`] among locations read at once with [`crate::green_lot::locations_by_id`].
-pub(crate) fn location_ref_in(locations: &HashMap<Uuid, Location>, id: Uuid) -> LocationRef {
-    LocationRef {
-        id,
-        external_id: locations.get(&id).and_then(|l| l.external_id.clone()),
-    }
 }
 
 pub(crate) fn roasted_view(
@@ -245,24 +172,6 @@ fn roasted_views(
         });
     }
     Ok(views)
-}
-
-/// The roast made from the roast log with this `roastUUID`, with its green lots as they are now.
-fn imported_roast(
-    tx: &mut impl Repos,
-    external_id: &str,
-) -> Result<Option<RecordedRoast>, AppError> {
-    let Some(lot) = tx.roasted_lot_by_external_id(external_id)? else {
-        return Ok(None);
-    };
-    let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
-    let mut found = tx.green_lots_by_ids(&ids)?;
-    found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
-    let green_lots = crate::green_lot::with_locations_of(tx, found)?;
-    Ok(Some(RecordedRoast {
-        roasted_lot: roasted_view(tx, lot)?,
-        green_lots,
-    }))
 }
 
 impl<S: Store> Roastery<S> {
@@ -396,65 +305,9 @@ impl<S: Store> Roastery<S> {
         )
     }
 
-    /// Imports a roast log (api-decisions §9): records the roast it describes through the same
-    /// path as [`Self::record_roast`], once per `roastUUID`. A log imported already answers the
-    /// roasted lot it made and changes nothing, also when a concurrent import of the same log
-    /// commits first.
-    pub fn import_roast_log(&self, cmd: ImportRoastLog) -> Result<RecordedRoast, AppError> {
-        let logged = LoggedRoast::from_log(&cmd.log)?;
-        let green_lots = match cmd.green_lots.as_slice() {
-            [(id, None)] => vec![(
-                *id,
-                WeightInput {
-                    amount: logged.green_weight.amount,
-                    unit: logged.green_weight.unit,
-                },
-            )],
-            lots => lots
-                .iter()
-                .enumerate()
-                .map(|(index, (id, used))| {
-                    used.map(|w| (*id, w))
-                        .ok_or(RoastLogImportError::UsedWeightMissing { index })
-                })
-                .collect::<Result<_, _>>()?,
-        };
-        let name = cmd
-            .name
-            .or(logged.title)
-            .ok_or(RoastLogImportError::NameMissing)?;
-        let ids = check_request(&name, &cmd.projects, &green_lots)?;
-        let external_id = logged.external_id;
-        let roast = CheckedRoast {
-            name,
-            location_id: cmd.location_id,
-            roasted_date: logged.roasted_date,
-            weight: WeightInput {
-                amount: logged.roasted_weight.amount,
-                unit: logged.roasted_weight.unit,
-            },
-            green_lots,
-            profile_id: cmd.profile_id,
-            details: Some(logged.details),
-            curves: logged.curves,
-            projects: cmd.projects,
-            external_id: Some(external_id.clone()),
-        };
-        match self.record_checked_roast(roast, &ids) {
-            // A concurrent import of the same log committed first: answer what it made.
-            Err(AppError::Store(StoreError::Duplicate(cause))) => {
-                tracing::info!(%external_id, "roast log imported concurrently; answering its roast");
-                self.store
-                    .read(|tx| imported_roast(tx, &external_id))?
-                    .ok_or(AppError::Store(StoreError::Duplicate(cause)))
-            }
-            other => other,
-        }
-    }
-
     /// Records a checked roast; a roast log recorded already (its `external_id`) is answered as
     /// it is. `ids` are the green lots' ids, checked.
-    fn record_checked_roast(
+    pub(crate) fn record_checked_roast(
         &self,
         cmd: CheckedRoast,
         ids: &[Uuid],
@@ -567,12 +420,10 @@ pub(crate) mod tests {
     use super::*;
     use crate::green_lot::ImportGreenLot;
     use crate::location::ImportLocation;
-    use crate::profile::ImportProfile;
     use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
     use roastery_domain::Violation;
     use roastery_domain::green_lot_details::GreenLotDetails;
     use roastery_domain::page::Limit;
-    use roastery_domain::profile::{ComponentDraft, ProfileError};
     use roastery_domain::roast_details::{Temperature, Time};
     use roastery_domain::weight::WeightUnit;
     use rust_decimal::Decimal;
@@ -655,7 +506,7 @@ pub(crate) mod tests {
             .unwrap()
     }
 
-    fn violation(err: AppError) -> Violation {
+    pub(crate) fn violation(err: AppError) -> Violation {
         err.violation()
             .unwrap_or_else(|| panic!("not a rejection: {err}"))
     }
@@ -918,103 +769,5 @@ pub(crate) mod tests {
             })
             .unwrap_err();
         assert_eq!(violation(err), Violation::NotFound);
-    }
-
-    fn profile_cmd(s: &Setup, shares: &[(&str, usize)]) -> ImportProfile {
-        ImportProfile {
-            name: "House".into(),
-            external_id: Some("PRF-1".into()),
-            profile_group: Some("Espresso".into()),
-            components: shares
-                .iter()
-                .map(|(p, i)| ComponentDraft {
-                    percentage: Decimal::from_str(p).unwrap(),
-                    green_lot_ids: vec![s.green[*i]],
-                })
-                .collect(),
-            reference_roast_id: None,
-            projects: vec![],
-        }
-    }
-
-    #[test]
-    fn profiles_resolve_green_lots_and_derive_their_type() {
-        let s = setup();
-        let reference = s
-            .app
-            .record_roast(roast(&s, "Ref", "1", &[(0, "1")]))
-            .unwrap()
-            .roasted_lot
-            .lot
-            .id;
-        let mut cmd = profile_cmd(&s, &[("60.5", 0), ("39.5", 1)]);
-        cmd.reference_roast_id = Some(reference);
-        let view = s.app.import_profile(cmd).unwrap();
-        assert_eq!(view.profile.profile_type().as_str(), "PRE_ROAST_BLEND");
-        assert_eq!(view.profile.components[1].green_lots[0].name, "Huila");
-        assert_eq!(
-            view.reference_roast.as_ref().map(|r| r.name.as_str()),
-            Some("Ref")
-        );
-        let mut single = profile_cmd(&s, &[("100", 0)]);
-        single.external_id = None;
-        let single = s.app.import_profile(single).unwrap();
-        assert_eq!(single.profile.profile_type().as_str(), "SINGLE_ORIGIN");
-        let found = s
-            .app
-            .profiles_by_ids(
-                vec![single.profile.id, view.profile.id],
-                PageRequest::default(),
-            )
-            .unwrap();
-        assert_eq!(found.items, vec![single, view]);
-    }
-
-    #[test]
-    fn profile_errors_rank_not_found_then_sum_then_conflict() {
-        let s = setup();
-        s.app
-            .import_profile(profile_cmd(&s, &[("100", 0)]))
-            .unwrap();
-        let mut cmd = profile_cmd(&s, &[("50", 0), ("40", 1)]);
-        cmd.components[1].green_lot_ids.push(Uuid::from_u128(7));
-        assert_eq!(
-            violation(s.app.import_profile(cmd).unwrap_err()),
-            Violation::NotFound
-        );
-        let cmd = profile_cmd(&s, &[("50", 0), ("40", 1)]);
-        assert_eq!(
-            violation(s.app.import_profile(cmd).unwrap_err()),
-            Violation::BusinessRule
-        );
-        let cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
-        assert_eq!(
-            violation(s.app.import_profile(cmd).unwrap_err()),
-            Violation::Conflict
-        );
-        let mut cmd = profile_cmd(&s, &[("100", 0)]);
-        cmd.reference_roast_id = Some(Uuid::from_u128(8));
-        cmd.external_id = None;
-        assert_eq!(
-            violation(s.app.import_profile(cmd).unwrap_err()),
-            Violation::NotFound
-        );
-        let cmd = profile_cmd(&s, &[("0", 0), ("100", 1)]);
-        assert_eq!(
-            violation(s.app.import_profile(cmd).unwrap_err()),
-            Violation::InvalidParameter
-        );
-        // Among the lookups, the green lots come first, then the reference roast.
-        let mut cmd = profile_cmd(&s, &[("50", 0), ("50", 1)]);
-        cmd.components[1]
-            .green_lot_ids
-            .insert(0, Uuid::from_u128(7));
-        cmd.reference_roast_id = Some(Uuid::from_u128(8));
-        cmd.projects = vec!["Nope".into()];
-        let err = s.app.import_profile(cmd).unwrap_err();
-        assert_eq!(
-            err,
-            AppError::from(ProfileError::GreenLotNotFound(Uuid::from_u128(7)))
-        );
     }
 }

@@ -16,8 +16,8 @@ use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
 use crate::error::AppError;
+use crate::reference::LocationRef;
 use crate::repo::*;
-use crate::roast::LocationRef;
 use crate::{Roastery, Store};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

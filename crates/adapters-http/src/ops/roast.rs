@@ -7,9 +7,9 @@ use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetailsDraft;
 use roastery_ports::Store;
 use roastery_ports::roast::{
-    CurveDraft, ImportRoastLog, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView,
-    SetRoastedLotWeight,
+    CurveDraft, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
 };
+use roastery_ports::roast_log::ImportRoastLog;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -5,7 +5,7 @@ use roastery_domain::lot_source::LotSource;
 use roastery_domain::profile::GreenLotRef;
 use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::TypedLotRef;
-use roastery_ports::roast::{LocationRef, NamedLotRef};
+use roastery_ports::reference::{LocationRef, NamedLotRef};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
