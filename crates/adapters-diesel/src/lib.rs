@@ -48,6 +48,7 @@ mod migrate;
 mod order;
 mod physical;
 mod product;
+mod profile;
 mod project;
 mod rate_limit;
 mod roast;

@@ -33,7 +33,7 @@ use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
-use roastery_ports::repo::{BlendRepo, RoastRepo, SystemRepo};
+use roastery_ports::repo::{BlendRepo, ProfileRepo, RoastRepo, SystemRepo};
 use roastery_ports::roast_log::ImportRoastLog;
 use roastery_ports::testing::{ManualClock, SequentialIds};
 use roastery_ports::{Roastery, Store};

@@ -126,7 +126,7 @@ pub trait GreenLotRepo {
     ) -> StoreResult<Page<GreenLot>>;
 }
 
-/// Roasted lots, roasts, profiles and curves (inventory.roast).
+/// Roasted lots, their details and curves (inventory.roast).
 ///
 /// A roasted lot keeps its sources (`LotSource`) in the order they were given. By-ids loaders
 /// return the records found in any order; the use cases put them in the asked order.
@@ -152,6 +152,10 @@ pub trait RoastRepo {
     /// Stores the curves of a roast, keeping their order.
     fn insert_roast_curves(&mut self, lot_id: Uuid, curves: &[RoastCurve]) -> StoreResult<()>;
     fn roast_curves(&mut self, lot_id: Uuid) -> StoreResult<Vec<RoastCurve>>;
+}
+
+/// Processing profiles (inventory.roast), an aggregate of their own that roasts refer to.
+pub trait ProfileRepo {
     fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()>;
     fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>>;
     fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>>;

@@ -18,6 +18,7 @@ pub trait Repos:
     + ProjectRepo
     + GreenLotRepo
     + RoastRepo
+    + ProfileRepo
     + BlendRepo
     + CuppingRepo
     + PhysicalRepo
@@ -34,6 +35,8 @@ impl<T> Repos for T where
         + ProjectRepo
         + GreenLotRepo
         + RoastRepo
+        + ProfileRepo
+        + ProfileRepo
         + BlendRepo
         + CuppingRepo
         + PhysicalRepo

@@ -12,6 +12,7 @@ mod location;
 mod order;
 mod physical;
 mod product;
+mod profile;
 mod project;
 mod roast;
 mod system;

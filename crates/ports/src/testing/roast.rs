@@ -1,10 +1,9 @@
-//! In-memory roasted lots, profiles and curves.
+//! In-memory roasted lots, their details and curves (profiles in `profile.rs`).
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::page::{Page, PageRequest};
-use roastery_domain::profile::Profile;
 use roastery_domain::roast_curve::RoastCurve;
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
@@ -19,7 +18,7 @@ pub struct RoastData {
     pub(super) lots: Vec<RoastedLot>,
     details: BTreeMap<Uuid, RoastDetails>,
     curves: BTreeMap<Uuid, Vec<RoastCurve>>,
-    profiles: Vec<Profile>,
+    pub(super) profiles: Vec<roastery_domain::profile::Profile>,
 }
 
 impl RoastRepo for MemTx {
@@ -133,50 +132,5 @@ impl RoastRepo for MemTx {
             .get(&lot_id)
             .cloned()
             .unwrap_or_default())
-    }
-
-    fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
-        if self.data.roast.profiles.iter().any(|p| {
-            p.id == profile.id
-                || (profile.external_id.is_some() && p.external_id == profile.external_id)
-        }) {
-            return Err(crate::StoreError::Duplicate(format!(
-                "profile {}",
-                profile.id
-            )));
-        }
-        self.data.roast.profiles.push(profile.clone());
-        Ok(())
-    }
-
-    fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>> {
-        Ok(self
-            .data
-            .roast
-            .profiles
-            .iter()
-            .find(|p| p.id == id)
-            .cloned())
-    }
-
-    fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>> {
-        Ok(self
-            .data
-            .roast
-            .profiles
-            .iter()
-            .find(|p| p.external_id.as_deref() == Some(external_id))
-            .cloned())
-    }
-
-    fn profiles_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Profile>> {
-        Ok(self
-            .data
-            .roast
-            .profiles
-            .iter()
-            .filter(|p| ids.contains(&p.id))
-            .cloned()
-            .collect())
     }
 }

@@ -7,7 +7,7 @@ use roastery_domain::roast::{NewRoast, record_roast};
 use roastery_domain::roast_curve::{DataPoint, RoastCurve};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
-use roastery_ports::repo::{RoastRepo, SystemRepo};
+use roastery_ports::repo::{ProfileRepo, RoastRepo, SystemRepo};
 use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
 use uuid::Uuid;
