@@ -40,6 +40,7 @@ mod blend;
 mod connection;
 mod core;
 mod cupping;
+mod due_diligence;
 mod error;
 mod green;
 mod lock;

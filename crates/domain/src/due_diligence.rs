@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::geojson::{Plots, PlotsError};
+use crate::geojson::{Plots, PlotsError, json_string};
 use crate::violation::{BrokenRule, Violation};
 
 /// The HS code when none is given: coffee, not roasted, not decaffeinated.
@@ -50,13 +50,35 @@ pub enum DueDiligenceError {
         source_lot: String,
         source_id: Uuid,
     },
+    /// `ROASTERY_EUDR_ENFORCE=ship`: a shipment needs complete due diligence behind every lot.
+    #[error(
+        "due diligence is required before shipping (EUDR enforcement is on) and is incomplete \
+         for {}; nothing was shipped",
+        describe(.0)
+    )]
+    Incomplete(Vec<Missing>),
+}
+
+fn describe(missing: &[Missing]) -> String {
+    missing
+        .iter()
+        .map(|m| {
+            format!(
+                "green lot {} ({}: {})",
+                m.lot_number,
+                m.id,
+                m.reason.as_str()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl BrokenRule for DueDiligenceError {
     fn violation(&self) -> Violation {
         match self {
             Self::Invalid { .. } | Self::Plots(_) => Violation::InvalidParameter,
-            Self::NotASource { .. } => Violation::BusinessRule,
+            Self::NotASource { .. } | Self::Incomplete(_) => Violation::BusinessRule,
         }
     }
 }
@@ -398,6 +420,87 @@ pub fn missing(due_diligence: Option<&DueDiligence>) -> Option<MissingReason> {
     }
 }
 
+/// A source green lot as a due diligence report names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLot {
+    pub id: Uuid,
+    /// `PG-n`.
+    pub lot_number: String,
+    pub number: i64,
+    pub name: String,
+}
+
+/// A source lot and its due diligence, if set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceDueDiligence {
+    pub lot: SourceLot,
+    pub due_diligence: Option<DueDiligence>,
+}
+
+/// A source lot whose due diligence is not complete, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    pub id: Uuid,
+    pub lot_number: String,
+    pub reason: MissingReason,
+}
+
+/// What stands behind a lot or an order: its source lots, their statements and plots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueDiligenceReport {
+    /// By lot number.
+    pub sources: Vec<SourceDueDiligence>,
+    /// Distinct by reference number, in its order.
+    pub statements: Vec<Statement>,
+    /// Every source's plots; each gains `ProducerCountry` (when absent) and `lotNumber`.
+    pub plots: Plots,
+    pub complete: bool,
+    pub missing: Vec<Missing>,
+}
+
+/// The report over these source lots (each listed once, in any order).
+pub fn report(mut sources: Vec<SourceDueDiligence>) -> DueDiligenceReport {
+    sources.sort_by_key(|s| s.lot.number);
+    sources.dedup_by_key(|s| s.lot.id);
+    let mut statements: Vec<Statement> = Vec::new();
+    let mut plots = Plots::default();
+    let mut missing_lots = Vec::new();
+    for source in &sources {
+        if let Some(reason) = missing(source.due_diligence.as_ref()) {
+            missing_lots.push(Missing {
+                id: source.lot.id,
+                lot_number: source.lot.lot_number.clone(),
+                reason,
+            });
+        }
+        let Some(d) = &source.due_diligence else {
+            continue;
+        };
+        statements.extend(d.statements.iter().cloned());
+        let country = RawValue::from_string(json_string(&d.country_of_production)).ok();
+        let lot_number = RawValue::from_string(json_string(&source.lot.lot_number)).ok();
+        for plot in &d.plots.features {
+            let mut plot = plot.clone();
+            if let Some(country) = &country {
+                plot.property_or_insert("ProducerCountry", country.clone());
+            }
+            if let Some(lot_number) = &lot_number {
+                plot.set_property("lotNumber", lot_number.clone());
+            }
+            plots.features.push(plot);
+        }
+    }
+    statements.sort_by(|a, b| a.reference_number.cmp(&b.reference_number));
+    statements.dedup_by(|a, b| a.reference_number == b.reference_number);
+    DueDiligenceReport {
+        complete: missing_lots.is_empty(),
+        sources,
+        statements,
+        plots,
+        missing: missing_lots,
+    }
+}
+
 /// The stored form of a due diligence (all but its date), JSON with the plots' digits as sent.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -608,6 +711,62 @@ mod tests {
         assert!(is_source(a, a, false));
         assert!(is_source(b, a, true));
         assert!(!is_source(b, a, false));
+    }
+
+    fn source(n: i64, d: Option<DueDiligence>) -> SourceDueDiligence {
+        SourceDueDiligence {
+            lot: SourceLot {
+                id: Uuid::from_u128(n as u128),
+                lot_number: format!("PG-{n}"),
+                number: n,
+                name: format!("lot {n}"),
+            },
+            due_diligence: d,
+        }
+    }
+
+    #[test]
+    fn a_report_merges_plots_and_statements_and_names_what_is_missing() {
+        let now = DateTime::<Utc>::UNIX_EPOCH;
+        let full = DueDiligenceDraft::parse(input()).unwrap().decide(now);
+        let bare = DueDiligence {
+            statements: vec![],
+            country_of_production: "ET".to_owned(),
+            ..full.clone()
+        };
+        let r = report(vec![
+            source(3, None),
+            source(1, Some(full.clone())),
+            source(2, Some(full.clone())),
+            source(4, Some(bare)),
+        ]);
+        let numbers: Vec<i64> = r.sources.iter().map(|s| s.lot.number).collect();
+        assert_eq!(numbers, vec![1, 2, 3, 4]);
+        assert_eq!(
+            r.statements.len(),
+            1,
+            "the same statement twice is listed once"
+        );
+        assert_eq!(r.plots.features.len(), 3);
+        assert_eq!(r.plots.features[0].property("lotNumber"), Some("\"PG-1\""));
+        assert_eq!(
+            r.plots.features[2].property("ProducerCountry"),
+            Some("\"ET\"")
+        );
+        assert!(!r.complete);
+        let missing: Vec<(&str, MissingReason)> = r
+            .missing
+            .iter()
+            .map(|m| (m.lot_number.as_str(), m.reason))
+            .collect();
+        assert_eq!(
+            missing,
+            vec![
+                ("PG-3", MissingReason::NoDueDiligence),
+                ("PG-4", MissingReason::NoStatement)
+            ]
+        );
+        assert!(report(vec![source(1, Some(full))]).complete);
     }
 
     #[test]

@@ -299,6 +299,8 @@ impl<S: Store> Roastery<S> {
                 }
                 .into());
             }
+            let lots: Vec<LotRef> = held.iter().map(Held::lot).collect();
+            crate::due_diligence::check_shippable(tx, self.eudr_enforce, &lots)?;
             let owners = tx.sku_owners(&skus)?;
             let external_ids: Vec<String> = owners.iter().map(|(_, p)| p.clone()).collect();
             let products = tx.products_by_external_ids(&external_ids)?;

@@ -24,6 +24,7 @@ pub trait Repos:
     + ProductRepo
     + OrderRepo
     + TraceRepo
+    + DueDiligenceRepo
 {
 }
 
@@ -40,6 +41,7 @@ impl<T> Repos for T where
         + ProductRepo
         + OrderRepo
         + TraceRepo
+        + DueDiligenceRepo
 {
 }
 

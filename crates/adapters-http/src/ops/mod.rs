@@ -92,7 +92,14 @@ registry::operations! {
         scope: InventoryGreen,
         shape: Page<green::DetailsFilter, green::GreenLotDetailsResult>,
         handler: green::details_by_ids,
-        summary: "Read the details of green lots by id.",
+        summary: "Read the details of green lots by id, with their EUDR due diligence.",
+    }
+    SetDueDiligence {
+        name: "inventory.green.setDueDiligence",
+        scope: InventoryGreen,
+        shape: Write<green::SetDueDiligenceData, green::DueDiligenceResult>,
+        handler: green::set_due_diligence,
+        summary: "Replace the EUDR due diligence (plots, statements) of a source green lot.",
     }
 
     ListRoastedLots {
@@ -281,6 +288,13 @@ registry::operations! {
         shape: Read<trace::TraceFilterData, trace::TraceResult>,
         handler: trace::trace_lot,
         summary: "The whole genealogy of a lot, upstream or downstream: lots, edges, orders, cuppings.",
+    }
+    GetDueDiligence {
+        name: "inventory.trace.getDueDiligence",
+        scope: InventoryTrace,
+        shape: Read<trace::DueDiligenceFilterData, trace::DueDiligenceReportResult>,
+        handler: trace::due_diligence,
+        summary: "The EUDR due diligence behind a lot or an order: source lots, statements, plots, completeness.",
     }
     ListLedgerEntries {
         name: "inventory.trace.listLedgerEntries",
