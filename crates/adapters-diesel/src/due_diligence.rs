@@ -12,9 +12,9 @@ use roastery_domain::stock::{LotKind, number};
 use roastery_ports::repo::{DueDiligenceRepo, StoreResult};
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::product::CHUNK;
+use crate::row::uuid;
 use crate::schema::green_lot_due_diligence;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};

@@ -9,8 +9,8 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::cupping::LotRef;
 use crate::stock::LotKind;
+use crate::stock::TypedLotRef;
 use crate::weight::{Weight, WeightUnit};
 
 /// What changed a lot's weight.
@@ -66,7 +66,7 @@ impl EntryKind {
 /// The other side of a move: a lot, or the order a shipment went to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reference {
-    Lot(LotRef),
+    Lot(TypedLotRef),
     Order(Uuid),
 }
 
@@ -92,14 +92,14 @@ impl Reference {
         if type_name == Self::ORDER_TYPE {
             return Some(Self::Order(id));
         }
-        LotKind::parse_reference_type(type_name).map(|kind| Self::Lot(LotRef { id, kind }))
+        LotKind::parse_reference_type(type_name).map(|kind| Self::Lot(TypedLotRef { id, kind }))
     }
 }
 
 /// One lot's weight before and after one step of an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Movement {
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub kind: EntryKind,
     /// Zero for a lot the operation creates.
     pub before: Weight,
@@ -109,7 +109,7 @@ pub struct Movement {
 
 impl Movement {
     /// A lot the operation creates with `weight`.
-    pub fn created(lot: LotRef, kind: EntryKind, weight: Weight) -> Self {
+    pub fn created(lot: TypedLotRef, kind: EntryKind, weight: Weight) -> Self {
         Self {
             lot,
             kind,
@@ -145,7 +145,7 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerEntry {
     pub id: Uuid,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub kind: EntryKind,
     /// Signed, in micro-units of `weight_after`'s unit (the lot's unit).
     pub delta_micros: i64,
@@ -232,7 +232,7 @@ impl EdgeKind {
 /// One flow of weight: from a lot (the input side) into a lot or an order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {
-    pub from: LotRef,
+    pub from: TypedLotRef,
     pub to: Reference,
     pub kind: EdgeKind,
     /// The weight that flowed, as recorded (converted into the `from` lot's unit for clients).
@@ -285,8 +285,8 @@ mod tests {
         }
     }
 
-    fn lot(n: u128) -> LotRef {
-        LotRef {
+    fn lot(n: u128) -> TypedLotRef {
+        TypedLotRef {
             id: Uuid::from_u128(n),
             kind: LotKind::Green,
         }
@@ -341,7 +341,7 @@ mod tests {
         }
         let order = Reference::Order(Uuid::from_u128(9));
         assert_eq!(Reference::parse(order.id(), order.type_name()), Some(order));
-        let roast = Reference::Lot(LotRef {
+        let roast = Reference::Lot(TypedLotRef {
             id: Uuid::from_u128(3),
             kind: LotKind::Roasted,
         });

@@ -26,8 +26,8 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::bulk::{self, Change, ItemFailure, Planned};
-use crate::cupping::LotRef;
 use crate::product::{PackageSize, Sku};
+use crate::stock::TypedLotRef;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 use crate::weight::{Weight, WeightError, WeightUnit};
@@ -353,7 +353,7 @@ pub struct Order {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Allocation {
     pub sku: Sku,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub quantity: i32,
 }
 
@@ -361,7 +361,7 @@ pub struct Allocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shipment {
     pub sku: Sku,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     /// Sequence number of the lot's number (`PR-n`).
     pub lot_number: i64,
     pub quantity: i32,
@@ -627,7 +627,7 @@ mod tests {
     fn allocation(sku: &str, quantity: i32) -> Allocation {
         Allocation {
             sku: Sku::parse(sku).unwrap(),
-            lot: LotRef {
+            lot: TypedLotRef {
                 id: Uuid::from_u128(7),
                 kind: crate::stock::LotKind::Roasted,
             },

@@ -2,12 +2,12 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
@@ -57,7 +57,8 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.roasted_lots_by_ids(&ids)?;
-            let mut lots = lot_sources::in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
+            let mut lots =
+                lot_sources::all_in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
             let lot_number = tx.next_number(LotKind::Blended.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.stock.weight()).collect();
             let sources = lot_sources::used(&mut lots, &cmd.roasted_lots, |lot| {
@@ -85,7 +86,7 @@ impl<S: Store> Roastery<S> {
                 tx.update_roasted_lot_stock(lot)?;
             }
             tx.insert_blended_lot(&blend)?;
-            let blend_ref = LotRef {
+            let blend_ref = TypedLotRef {
                 id: blend.id,
                 kind: LotKind::Blended,
             };
@@ -93,7 +94,7 @@ impl<S: Store> Roastery<S> {
                 .iter()
                 .zip(before)
                 .map(|(lot, before)| Movement {
-                    lot: LotRef {
+                    lot: TypedLotRef {
                         id: lot.id,
                         kind: LotKind::Roasted,
                     },

@@ -9,12 +9,13 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use roastery_domain::cupping::{
     CUPPED_COFFEE_PREFIX, CUPPING_PREFIX, CuppedCoffee, Cupping, CuppingError, CuppingState,
-    LotRef, NewCupping, ResultsDraft,
+    NewCupping, ResultsDraft,
 };
 use roastery_domain::cupping_result::{
     CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, Score, ScoringState,
 };
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
+use roastery_domain::stock::TypedLotRef;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -29,7 +30,7 @@ pub struct CreateCupping {
     /// `DRAFT` when absent.
     pub state: Option<CuppingState>,
     /// The lots to cup, in the order given.
-    pub coffees: Vec<LotRef>,
+    pub coffees: Vec<TypedLotRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,13 +263,13 @@ mod tests {
         Decimal::from_str(s).unwrap()
     }
 
-    fn lot(store: &InMemoryStore, n: u128, kind: LotKind) -> LotRef {
+    fn lot(store: &InMemoryStore, n: u128, kind: LotKind) -> TypedLotRef {
         let id = Uuid::from_u128(0xAB00 + n);
         register_lot(store, kind, id);
-        LotRef { id, kind }
+        TypedLotRef { id, kind }
     }
 
-    fn create(start: i64, state: Option<CuppingState>, coffees: Vec<LotRef>) -> CreateCupping {
+    fn create(start: i64, state: Option<CuppingState>, coffees: Vec<TypedLotRef>) -> CreateCupping {
         CreateCupping {
             start_date: at(start),
             cupping_sheet: "SCA".into(),
@@ -316,7 +317,7 @@ mod tests {
             .map(|c| c.display_number())
             .collect();
         assert_eq!(numbers, ["CC-1", "CC-2", "CC-3"]);
-        let refs: Vec<LotRef> = view.cupping.coffees().iter().map(|c| c.lot).collect();
+        let refs: Vec<TypedLotRef> = view.cupping.coffees().iter().map(|c| c.lot).collect();
         assert_eq!(refs, lots);
         assert!(view.summaries.iter().all(|s| s.average_score.is_none()));
         let second = app.create_cupping(create(1, None, vec![lots[0]])).unwrap();
@@ -329,7 +330,7 @@ mod tests {
         let (app, _) = memory_roastery();
         let known = lot(app.store(), 1, LotKind::Green);
         // The same id under another kind is another lot.
-        let wrong_kind = LotRef {
+        let wrong_kind = TypedLotRef {
             id: known.id,
             kind: LotKind::Roasted,
         };
@@ -349,7 +350,7 @@ mod tests {
     #[test]
     fn shape_errors_win_over_unknown_lots() {
         let (app, _) = memory_roastery();
-        let unknown = LotRef {
+        let unknown = TypedLotRef {
             id: Uuid::from_u128(7),
             kind: LotKind::Green,
         };

@@ -5,7 +5,6 @@
 //! ([`TraceRepo::upstream_edges`]), then the source lots and their due diligence are loaded in
 //! one query each, whatever the depth or breadth of the genealogy.
 
-use roastery_domain::cupping::LotRef;
 use roastery_domain::due_diligence::{
     self, DueDiligence, DueDiligenceDraft, DueDiligenceError, DueDiligenceInput,
     DueDiligenceReport, SourceDueDiligence,
@@ -15,6 +14,7 @@ use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::ledger::Reference;
 use roastery_domain::order::OrderError;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
 use crate::error::AppError;
@@ -132,7 +132,7 @@ impl<S: Store> Roastery<S> {
         self.store.read(|tx| match of {
             DueDiligenceOf::Lot(id) => {
                 let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
-                    .map(|kind| LotRef { id, kind });
+                    .map(|kind| TypedLotRef { id, kind });
                 let start = tx
                     .traced_lots(&candidates)?
                     .into_iter()
@@ -180,7 +180,7 @@ fn not_a_source(tx: &mut impl Repos, lot: &GreenLot) -> Result<DueDiligenceError
 pub(crate) fn check_shippable(
     tx: &mut impl Repos,
     enforce: EudrEnforce,
-    lots: &[LotRef],
+    lots: &[TypedLotRef],
 ) -> Result<(), AppError> {
     if enforce == EudrEnforce::Off {
         return Ok(());

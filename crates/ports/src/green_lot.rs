@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::due_diligence::DueDiligence;
 use roastery_domain::green_lot::{
     Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, TransferredTo,
@@ -23,6 +22,7 @@ use roastery_domain::location::{Location, LocationError};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::price::{Currency, RequestedPrice};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use roastery_domain::weight::{RequestedWeight, Weight, WeightUnit};
 use rust_decimal::Decimal;
@@ -351,8 +351,8 @@ impl<S: Store> Roastery<S> {
     }
 }
 
-pub(crate) fn green_ref(id: Uuid) -> LotRef {
-    LotRef {
+pub(crate) fn green_ref(id: Uuid) -> TypedLotRef {
+    TypedLotRef {
         id,
         kind: LotKind::Green,
     }

@@ -10,7 +10,6 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::bulk::{self, Change};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::SourceError;
@@ -20,6 +19,7 @@ use roastery_domain::order::{
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
 use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::stock::{LotKind, Stock, StockError};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
@@ -73,13 +73,13 @@ enum Held {
 }
 
 impl Held {
-    fn lot(&self) -> LotRef {
+    fn lot(&self) -> TypedLotRef {
         let (id, kind) = match self {
             Self::Green(l) => (l.id, LotKind::Green),
             Self::Roasted(l) => (l.id, LotKind::Roasted),
             Self::Blended(l) => (l.id, LotKind::Blended),
         };
-        LotRef { id, kind }
+        TypedLotRef { id, kind }
     }
 
     fn lot_number(&self) -> i64 {
@@ -299,7 +299,7 @@ impl<S: Store> Roastery<S> {
                 }
                 .into());
             }
-            let lots: Vec<LotRef> = held.iter().map(Held::lot).collect();
+            let lots: Vec<TypedLotRef> = held.iter().map(Held::lot).collect();
             crate::due_diligence::check_shippable(tx, self.eudr_enforce, &lots)?;
             let owners = tx.sku_owners(&skus)?;
             let external_ids: Vec<String> = owners.iter().map(|(_, p)| p.clone()).collect();

@@ -69,9 +69,9 @@ mod tests {
     use super::*;
     use crate::testing::{memory_roastery, register_lot};
     use roastery_domain::Violation;
-    use roastery_domain::cupping::LotRef;
     use roastery_domain::physical_analysis::{NewDefect, NewScreenSize};
     use roastery_domain::stock::LotKind;
+    use roastery_domain::stock::TypedLotRef;
     use rust_decimal::Decimal;
     use std::str::FromStr;
 
@@ -83,7 +83,7 @@ mod tests {
         Decimal::from_str(s).unwrap()
     }
 
-    fn new(date: i64, lot: LotRef) -> NewPhysicalAnalysis {
+    fn new(date: i64, lot: TypedLotRef) -> NewPhysicalAnalysis {
         NewPhysicalAnalysis {
             analysis_date: at(date),
             analysed_lot: lot,
@@ -103,8 +103,8 @@ mod tests {
         }
     }
 
-    fn green(n: u128) -> LotRef {
-        LotRef {
+    fn green(n: u128) -> TypedLotRef {
+        TypedLotRef {
             id: Uuid::from_u128(0xCD00 + n),
             kind: LotKind::Green,
         }

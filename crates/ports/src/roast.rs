@@ -7,7 +7,6 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::cupping::LotRef as LotKey;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
@@ -20,6 +19,7 @@ use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
@@ -47,7 +47,7 @@ pub struct ProfileRef {
 
 /// An `ObjectReference` to a lot: `{"id", "name"}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LotRef {
+pub struct NamedLotRef {
     pub id: Uuid,
     pub name: String,
 }
@@ -62,14 +62,14 @@ pub struct RoastedLotView {
 /// The details of one roast and the lot they belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoastDetailsView {
-    pub roasted_lot: LotRef,
+    pub roasted_lot: NamedLotRef,
     pub details: RoastDetails,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileView {
     pub profile: Profile,
-    pub reference_roast: Option<LotRef>,
+    pub reference_roast: Option<NamedLotRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,7 +151,7 @@ pub struct ImportProfile {
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
 /// index.
-pub(crate) fn in_asked_order<T>(
+pub(crate) fn found_in_asked_order<T>(
     ids: &[Uuid],
     found: Vec<T>,
     key: impl Fn(&T) -> Uuid,
@@ -247,7 +247,7 @@ fn roasted_views(
 fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
     let reference_roast = match profile.reference_roast_id {
         None => None,
-        Some(id) => tx.roasted_lot(id)?.map(|l| LotRef {
+        Some(id) => tx.roasted_lot(id)?.map(|l| NamedLotRef {
             id: l.id,
             name: l.name,
         }),
@@ -307,7 +307,7 @@ impl<S: Store> Roastery<S> {
         check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.roasted_lots_by_ids(&ids)?;
-            let page = in_asked_order(&ids, found, |l| l.id, &page)?;
+            let page = found_in_asked_order(&ids, found, |l| l.id, &page)?;
             let next = page.next;
             let items = roasted_views(tx, page.items)?;
             Ok(Page { items, next })
@@ -331,13 +331,13 @@ impl<S: Store> Roastery<S> {
                 .into_iter()
                 .map(|l| RoastDetailsView {
                     details: details.remove(&l.id).unwrap_or_default(),
-                    roasted_lot: LotRef {
+                    roasted_lot: NamedLotRef {
                         id: l.id,
                         name: l.name,
                     },
                 })
                 .collect();
-            in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
+            found_in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
         })
     }
 
@@ -360,7 +360,7 @@ impl<S: Store> Roastery<S> {
         check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.profiles_by_ids(&ids)?;
-            let page = in_asked_order(&ids, found, |p| p.id, &page)?;
+            let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
             let next = page.next;
             let items = page
                 .items
@@ -388,7 +388,7 @@ impl<S: Store> Roastery<S> {
             )?;
             tx.update_roasted_lot_stock(&lot)?;
             let movement = Movement {
-                lot: LotKey {
+                lot: TypedLotRef {
                     id: lot.id,
                     kind: LotKind::Roasted,
                 },
@@ -511,7 +511,7 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.green_lots_by_ids(&ids)?;
-            let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
+            let mut lots = lot_sources::all_in_asked_order(LotKind::Green, &ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.weight()).collect();
@@ -539,7 +539,7 @@ impl<S: Store> Roastery<S> {
                 lot_number,
                 now,
             )?;
-            let roasted_ref = LotKey {
+            let roasted_ref = TypedLotRef {
                 id: roasted.id,
                 kind: LotKind::Roasted,
             };

@@ -8,7 +8,7 @@
 use chrono::{TimeDelta, Utc};
 use std::str::FromStr;
 
-use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
@@ -20,6 +20,7 @@ use roastery_domain::profile::ComponentDraft;
 use roastery_domain::roast_curve::DataPoint;
 use roastery_domain::roast_details::{RoastDetails, RoastValue, Temperature, Time};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
@@ -281,9 +282,9 @@ fn green_lots<S: Store>(
 fn quality<S: Store>(app: &Roastery<S>, green: &[GreenLot]) -> anyhow::Result<()> {
     let d = |s: &str| Decimal::from_str(s);
     let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).map(|t| t.to_utc());
-    let lots: Vec<LotRef> = green
+    let lots: Vec<TypedLotRef> = green
         .iter()
-        .map(|lot| LotRef {
+        .map(|lot| TypedLotRef {
             id: lot.id,
             kind: LotKind::Green,
         })

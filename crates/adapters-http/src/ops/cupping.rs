@@ -2,8 +2,9 @@
 
 use actix_web::HttpResponse;
 use roastery_domain::BrokenRule;
-use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::{CuppingResult, NewSensorialAttribute, ScoringState};
+use roastery_domain::stock::TypedLotRef;
 use roastery_ports::Store;
 use roastery_ports::cupping::{
     CreateCupping, CuppingView, RecordCuppingResults, ResultInput, SetCuppingState,
@@ -39,15 +40,15 @@ impl LotRefDto {
         id: Option<Uuid>,
         lot_type: Option<String>,
         field: &str,
-    ) -> Result<LotRef, ApiError> {
+    ) -> Result<TypedLotRef, ApiError> {
         let id = required(id, &format!("{field}.id"))?;
         let lot_type = required(lot_type, &format!("{field}.type"))?;
-        LotRef::parse(id, &lot_type).map_err(|e| refused(&format!("{field}.type"), e))
+        TypedLotRef::parse(id, &lot_type).map_err(|e| refused(&format!("{field}.type"), e))
     }
 }
 
-impl From<LotRef> for LotRefDto {
-    fn from(l: LotRef) -> Self {
+impl From<TypedLotRef> for LotRefDto {
+    fn from(l: TypedLotRef) -> Self {
         Self {
             id: Some(l.id),
             lot_type: Some(l.kind.reference_type().to_owned()),

@@ -12,7 +12,7 @@ use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
 use roastery_ports::green_lot::WeightInput;
 use roastery_ports::roast::{
-    CurveDraft, ImportProfile, ImportRoastLog, LocationRef, LotRef, ProfileView, RecordRoast,
+    CurveDraft, ImportProfile, ImportRoastLog, LocationRef, NamedLotRef, ProfileView, RecordRoast,
     RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
 };
 use serde::{Deserialize, Serialize};
@@ -120,8 +120,8 @@ pub struct ObjectRefDto {
     pub name: String,
 }
 
-impl From<LotRef> for ObjectRefDto {
-    fn from(r: LotRef) -> Self {
+impl From<NamedLotRef> for ObjectRefDto {
+    fn from(r: NamedLotRef) -> Self {
         Self {
             id: r.id,
             name: r.name,

@@ -1,0 +1,57 @@
+//! Settings and gapless number sequences.
+
+use diesel::prelude::*;
+use roastery_ports::repo::*;
+
+use crate::error::OrStoreError;
+use crate::store::DieselTx;
+
+use crate::schema::*;
+
+impl SystemRepo for DieselTx {
+    fn ping(&mut self) -> StoreResult<()> {
+        diesel::sql_query("SELECT 1")
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn setting_or_insert(&mut self, name: &str, value: &str) -> StoreResult<String> {
+        let existing: Option<String> = settings::table
+            .find(name)
+            .select(settings::value)
+            .first(self.conn())
+            .optional()
+            .store()?;
+        if let Some(existing) = existing {
+            return Ok(existing);
+        }
+        diesel::insert_into(settings::table)
+            .values((settings::name.eq(name), settings::value.eq(value)))
+            .execute(self.conn())
+            .store()?;
+        Ok(value.to_owned())
+    }
+
+    fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {
+        // One statement takes the next number and reads it back (and locks the counter's row
+        // on PostgreSQL until the transaction ends, which keeps the numbers gapless).
+        let next: Option<i64> = on_backend!(self.conn(), |c| diesel::update(
+            sequences::table.find(sequence)
+        )
+        .set(sequences::last_value.eq(sequences::last_value + 1))
+        .returning(sequences::last_value)
+        .get_result(c)
+        .optional())
+        .store()?;
+        if let Some(next) = next {
+            return Ok(next);
+        }
+        diesel::insert_into(sequences::table)
+            .values((sequences::name.eq(sequence), sequences::last_value.eq(1)))
+            .execute(self.conn())
+            .store()
+            .map_err(crate::error::concurrent_insert)?;
+        Ok(1)
+    }
+}

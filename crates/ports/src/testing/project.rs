@@ -1,0 +1,26 @@
+//! Projects.
+
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::project::Project;
+
+use super::{MemTx, page_newest_first};
+use crate::repo::*;
+
+impl ProjectRepo for MemTx {
+    fn insert_project(&mut self, project: &Project) -> StoreResult<()> {
+        self.data.projects.push(project.clone());
+        Ok(())
+    }
+
+    fn project_by_name(&mut self, name: &str) -> StoreResult<Option<Project>> {
+        Ok(self.data.projects.iter().find(|p| p.name == name).cloned())
+    }
+
+    fn list_projects(&mut self, page: &PageRequest) -> StoreResult<Page<Project>> {
+        page_newest_first(
+            self.data.projects.iter().cloned(),
+            |p| (p.created_at, p.id),
+            page,
+        )
+    }
+}
