@@ -30,6 +30,13 @@ use crate::wire::{Envelope, NoFilter, NoMeta, PageInfo, PageMeta, PaginationDto}
 
 pub(crate) use registry::{Contract, SchemaSet, Shape};
 
+/// `getDueDiligence`'s result DTO, for the command line.
+pub(crate) fn due_diligence_result(
+    report: roastery_domain::due_diligence::DueDiligenceReport,
+) -> Result<trace::DueDiligenceReportResult, ApiError> {
+    trace::DueDiligenceReportResult::new(report)
+}
+
 registry::operations! {
     ImportLocation {
         name: "core.location.importLocation",
