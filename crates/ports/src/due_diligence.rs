@@ -198,3 +198,149 @@ pub(crate) fn check_shippable(
         Err(DueDiligenceError::Incomplete(report.missing).into())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::green_lot::{ImportGreenLot, TransferGreenLot, WeightInput};
+    use crate::location::ImportLocation;
+    use crate::testing::{InMemoryStore, memory_roastery};
+    use roastery_domain::Violation;
+    use roastery_domain::due_diligence::{MissingReason, StatementInput};
+    use roastery_domain::weight::WeightUnit;
+    use rust_decimal::Decimal;
+
+    const PLOTS: &str = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":2}}]}"#;
+
+    fn kg(n: i64) -> WeightInput {
+        WeightInput {
+            amount: Decimal::from(n),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    fn input(statements: &[&str], plots: &str) -> DueDiligenceInput {
+        DueDiligenceInput {
+            country_of_production: "CO".into(),
+            production_from: "2025-10-01".into(),
+            production_to: "2026-02-28".into(),
+            plots: plots.into(),
+            suppliers: Vec::new(),
+            statements: statements
+                .iter()
+                .map(|r| StatementInput {
+                    reference_number: (*r).into(),
+                    verification_number: None,
+                    kind: "DDS".into(),
+                    role: "OWN".into(),
+                })
+                .collect(),
+            hs_code: None,
+        }
+    }
+
+    fn set(
+        app: &Roastery<InMemoryStore>,
+        lot: Uuid,
+        statements: &[&str],
+    ) -> Result<GreenLotWithDueDiligence, AppError> {
+        app.set_due_diligence(SetDueDiligence {
+            green_lot_id: lot,
+            input: input(statements, PLOTS),
+        })
+    }
+
+    /// An imported lot at A and the lot a transfer of part of it made at B.
+    fn imported_and_moved(app: &Roastery<InMemoryStore>) -> (Uuid, Uuid) {
+        let [a, b] = ["A", "B"].map(|name| {
+            app.import_location(ImportLocation {
+                name: name.into(),
+                external_id: Some(name.into()),
+            })
+            .unwrap()
+            .id
+        });
+        let lot = app
+            .import_green_lot(ImportGreenLot {
+                name: Some("Huila".into()),
+                external_id: Some("G-1".into()),
+                weight: kg(10),
+                ico_number: None,
+                price: None,
+                location_id: Some(a),
+                location_external_id: None,
+                projects: Vec::new(),
+                details: Default::default(),
+            })
+            .unwrap()
+            .lot
+            .id;
+        let moved = app
+            .transfer_green_lot(TransferGreenLot {
+                green_lot_id: lot,
+                weight: kg(4),
+                destination_location_id: b,
+            })
+            .unwrap()
+            .destination
+            .lot
+            .id;
+        (lot, moved)
+    }
+
+    #[test]
+    fn a_transferred_lot_answers_with_its_source_and_cannot_carry_its_own() {
+        let (app, _) = memory_roastery();
+        let (lot, moved) = imported_and_moved(&app);
+        let before = app.due_diligence_of(DueDiligenceOf::Lot(moved)).unwrap();
+        assert_eq!(before.sources.len(), 1);
+        assert_eq!(
+            before.missing.first().map(|m| (m.id, m.reason)),
+            Some((lot, MissingReason::NoDueDiligence))
+        );
+        let refused = set(&app, moved, &["A1"]).unwrap_err();
+        assert_eq!(refused.violation(), Some(Violation::BusinessRule));
+        assert!(refused.to_string().contains(&lot.to_string()), "{refused}");
+
+        set(&app, lot, &["A1"]).unwrap();
+        let after = app.due_diligence_of(DueDiligenceOf::Lot(moved)).unwrap();
+        assert!(after.complete);
+        assert_eq!(after.statements.len(), 1);
+        assert_eq!(after.plots.features.len(), 1);
+    }
+
+    #[test]
+    fn a_refused_due_diligence_leaves_the_stored_one() {
+        let (app, _) = memory_roastery();
+        let (lot, _) = imported_and_moved(&app);
+        set(&app, lot, &["KEEP"]).unwrap();
+        let bow_tie = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]},"properties":{}}]}"#;
+        let refused = app.set_due_diligence(SetDueDiligence {
+            green_lot_id: lot,
+            input: input(&["NEW"], bow_tie),
+        });
+        assert_eq!(
+            refused.unwrap_err().violation(),
+            Some(Violation::InvalidParameter)
+        );
+        let report = app.due_diligence_of(DueDiligenceOf::Lot(lot)).unwrap();
+        let kept: Vec<&str> = report
+            .statements
+            .iter()
+            .map(|s| s.reference_number.as_str())
+            .collect();
+        assert_eq!(kept, ["KEEP"]);
+    }
+
+    #[test]
+    fn unknown_lots_and_orders_are_not_found() {
+        let (app, _) = memory_roastery();
+        for of in [
+            DueDiligenceOf::Lot(Uuid::from_u128(7)),
+            DueDiligenceOf::Order(Uuid::from_u128(7)),
+        ] {
+            let e = app.due_diligence_of(of).unwrap_err();
+            assert_eq!(e.violation(), Some(Violation::NotFound));
+        }
+    }
+}
