@@ -659,44 +659,66 @@ pub(crate) fn segments_meet(a: Point, b: Point, c: Point, d: Point) -> bool {
         || (o4 == Ordering::Equal && within(c, d, b))
 }
 
-/// The first two segments of a closed ring that meet anywhere but at the vertex joining
-/// neighbours, if any. Repeated consecutive positions are one vertex. A ring whose distinct
-/// vertices are fewer than three encloses nothing and counts as crossing itself (segments 0
-/// and 0).
-fn crossing(ring: &[Position]) -> Option<(usize, usize)> {
+/// Whether segments `i < j` of a closed ring of `n` segments meet anywhere but at the vertex
+/// joining neighbours.
+fn pair_meets(segments: &[(Point, Point)], i: usize, j: usize) -> bool {
+    let n = segments.len();
+    let (Some(&(a, b)), Some(&(c, d))) = (segments.get(i), segments.get(j)) else {
+        return false;
+    };
+    if j == i + 1 || (i == 0 && j + 1 == n) {
+        // Neighbours share one vertex; they only cross by doubling back along each other.
+        let (shared, far_a, far_b) = if j == i + 1 { (b, a, d) } else { (a, b, c) };
+        return orientation(far_a, shared, far_b) == Ordering::Equal
+            && (within(far_a, shared, far_b) || within(shared, far_b, far_a));
+    }
+    segments_meet(a, b, c, d)
+}
+
+/// The segments of a closed ring, repeated consecutive positions taken as one vertex.
+fn segments(ring: &[Position]) -> Vec<(Point, Point)> {
     let mut vertices: Vec<Point> = Vec::with_capacity(ring.len());
     for p in ring {
         if vertices.last() != Some(&p.xy()) {
             vertices.push(p.xy());
         }
     }
-    // The ring is closed: the last vertex repeats the first.
-    let segments: Vec<(Point, Point)> = vertices
+    vertices
         .windows(2)
         .filter_map(|w| match w {
             [a, b] => Some((*a, *b)),
             _ => None,
         })
-        .collect();
-    let n = segments.len();
-    if n < 3 {
+        .collect()
+}
+
+/// Two segments of a closed ring that meet anywhere but at the vertex joining neighbours, if
+/// any. A ring whose distinct vertices are fewer than three encloses nothing and counts as
+/// crossing itself (segments 0 and 0).
+///
+/// A sweep along longitude: segments sorted by their west end, each compared only with those
+/// starting before it ends, so a ring of many vertices costs far less than every pair.
+fn crossing(ring: &[Position]) -> Option<(usize, usize)> {
+    let segments = segments(ring);
+    if segments.len() < 3 {
         return Some((0, 0));
     }
-    for (i, &(a, b)) in segments.iter().enumerate() {
-        for (j, &(c, d)) in segments.iter().enumerate().skip(i + 1) {
-            let neighbours = j == i + 1 || (i == 0 && j == n - 1);
-            if neighbours {
-                // They share one vertex; they only cross by doubling back along each other.
-                let (shared, far_a, far_b) = if j == i + 1 { (b, a, d) } else { (a, b, c) };
-                if orientation(far_a, shared, far_b) == Ordering::Equal
-                    && (within(far_a, shared, far_b) || within(shared, far_b, far_a))
-                {
-                    return Some((i, j));
-                }
-                continue;
+    let west = |&(a, b): &(Point, Point)| a.0.min(b.0);
+    let east = |&(a, b): &(Point, Point)| a.0.max(b.0);
+    let mut order: Vec<(i128, i128, usize)> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (west(s), east(s), i))
+        .collect();
+    order.sort_unstable();
+    for (k, &(_, east_i, i)) in order.iter().enumerate() {
+        for &(west_j, _, j) in order.iter().skip(k + 1) {
+            if west_j > east_i {
+                break;
             }
-            if segments_meet(a, b, c, d) {
-                return Some((i, j));
+            let (low, high) = (i.min(j), i.max(j));
+            if pair_meets(&segments, low, high) {
+                return Some((low, high));
             }
         }
     }
@@ -877,6 +899,25 @@ mod tests {
             let square = format!("[[{x},{y}],[{x1},{y}],[{x1},{y1}],[{x},{y1}],[{x},{y}]]");
             prop_assert!(Plots::parse(&polygon_json(&bow_tie), "data.plots").is_err());
             prop_assert!(Plots::parse(&polygon_json(&square), "data.plots").is_ok());
+        }
+
+        #[test]
+        fn the_sweep_finds_a_crossing_exactly_when_some_pair_meets(
+            vertices in proptest::collection::vec((-6i64..6, -6i64..6), 3..9),
+        ) {
+            let mut ring: Vec<Position> = vertices
+                .iter()
+                .map(|&(x, y)| Position {
+                    longitude: Coordinate { text: x.to_string(), scaled: i128::from(x) * SCALE },
+                    latitude: Coordinate { text: y.to_string(), scaled: i128::from(y) * SCALE },
+                    altitude: None,
+                })
+                .collect();
+            ring.push(ring[0].clone());
+            let segs = segments(&ring);
+            let every_pair = segs.len() < 3
+                || (0..segs.len()).any(|i| (i + 1..segs.len()).any(|j| pair_meets(&segs, i, j)));
+            prop_assert_eq!(crossing(&ring).is_some(), every_pair);
         }
 
         #[test]

@@ -14,6 +14,8 @@ use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::ledger::Reference;
 use roastery_domain::order::OrderError;
 use roastery_domain::stock::LotKind;
+use std::collections::HashMap;
+
 use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
@@ -80,15 +82,12 @@ pub(crate) fn report_of(
     green.dedup();
     let sources = tx.source_green_lots(&green)?;
     let ids: Vec<Uuid> = sources.iter().map(|s| s.id).collect();
-    let mut found = tx.due_diligence_of(&ids)?;
+    let mut found: HashMap<Uuid, DueDiligence> = tx.due_diligence_of(&ids)?.into_iter().collect();
     let sources = sources
         .into_iter()
-        .map(|lot| {
-            let due_diligence = found
-                .iter()
-                .position(|(id, _)| *id == lot.id)
-                .map(|at| found.swap_remove(at).1);
-            SourceDueDiligence { lot, due_diligence }
+        .map(|lot| SourceDueDiligence {
+            due_diligence: found.remove(&lot.id),
+            lot,
         })
         .collect();
     Ok(due_diligence::report(sources))
