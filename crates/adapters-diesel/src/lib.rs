@@ -59,6 +59,8 @@ mod system;
 mod time;
 mod trace;
 
-pub use connection::{AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name};
+pub use connection::{
+    AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name, redact,
+};
 pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};

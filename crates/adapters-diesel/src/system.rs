@@ -17,20 +17,19 @@ impl SystemRepo for DieselTx {
     }
 
     fn setting_or_insert(&mut self, name: &str, value: &str) -> StoreResult<String> {
-        let existing: Option<String> = settings::table
+        // Insert unless present, then read what won: instances starting together on a fresh
+        // database each offer a value and all read the one that was stored. (On PostgreSQL the
+        // insert waits for a concurrent one to commit, and the read that follows sees it.)
+        on_backend!(self.conn(), |c| diesel::insert_into(settings::table)
+            .values((settings::name.eq(name), settings::value.eq(value)))
+            .on_conflict_do_nothing()
+            .execute(c))
+        .store()?;
+        settings::table
             .find(name)
             .select(settings::value)
             .first(self.conn())
-            .optional()
-            .store()?;
-        if let Some(existing) = existing {
-            return Ok(existing);
-        }
-        diesel::insert_into(settings::table)
-            .values((settings::name.eq(name), settings::value.eq(value)))
-            .execute(self.conn())
-            .store()?;
-        Ok(value.to_owned())
+            .store()
     }
 
     fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {

@@ -377,6 +377,7 @@ mod tests {
     use super::*;
     use crate::cupping_result::ScoringState;
     use crate::stock::LotKind;
+    use crate::test_values::now;
     use rust_decimal::Decimal;
 
     const ALL: [CuppingState; 3] = [
@@ -384,10 +385,6 @@ mod tests {
         CuppingState::Open,
         CuppingState::Closed,
     ];
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn lot(n: u128) -> TypedLotRef {
         TypedLotRef {

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use crate::stock::LotKind;
 use crate::stock::TypedLotRef;
+use crate::violation::{BrokenRule, Violation};
 use crate::weight::{Weight, WeightUnit};
 
 /// What changed a lot's weight.
@@ -128,7 +129,10 @@ impl Movement {
 
     /// The signed change in micro-units of the lot's unit (the unit of `after`).
     pub fn delta_micros(&self) -> i64 {
-        self.after.micros() - self.before.to_unit(self.after.unit()).micros()
+        // Both are valid weights (0 ≤ micros < 2^63), so the difference always fits.
+        self.after
+            .micros()
+            .saturating_sub(self.before.to_unit(self.after.unit()).micros())
     }
 }
 
@@ -193,12 +197,23 @@ pub enum Direction {
     Downstream,
 }
 
+/// A `direction` that names no way to walk.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not one of UPSTREAM, DOWNSTREAM")]
+pub struct UnknownDirection(pub String);
+
+impl BrokenRule for UnknownDirection {
+    fn violation(&self) -> Violation {
+        Violation::InvalidParameter
+    }
+}
+
 impl Direction {
-    pub fn parse(value: &str) -> Option<Self> {
+    pub fn parse(value: &str) -> Result<Self, UnknownDirection> {
         match value {
-            "UPSTREAM" => Some(Self::Upstream),
-            "DOWNSTREAM" => Some(Self::Downstream),
-            _ => None,
+            "UPSTREAM" => Ok(Self::Upstream),
+            "DOWNSTREAM" => Ok(Self::Downstream),
+            other => Err(UnknownDirection(other.to_owned())),
         }
     }
 }
@@ -259,8 +274,9 @@ pub fn depths(start: Reference, edges: &[Edge], direction: Direction) -> Vec<(Re
     while let Some((node, depth)) = queue.pop_front() {
         for n in next.get(&node).into_iter().flatten() {
             if seen.insert(*n) {
-                out.push((*n, depth + 1));
-                queue.push_back((*n, depth + 1));
+                let depth = depth.saturating_add(1);
+                out.push((*n, depth));
+                queue.push_back((*n, depth));
             }
         }
     }
@@ -271,11 +287,8 @@ pub fn depths(start: Reference, edges: &[Edge], direction: Direction) -> Vec<(Re
 mod tests {
     use super::*;
     use crate::stock::Stock;
+    use crate::test_values::now;
     use proptest::prelude::*;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn origin() -> Origin {
         Origin {
@@ -373,7 +386,8 @@ mod tests {
         assert_eq!(down, vec![(l(1), 0), (l(2), 1), (l(3), 1), (order, 2)]);
         let up = depths(l(3), &edges, Direction::Upstream);
         assert_eq!(up, vec![(l(3), 0), (l(2), 1), (l(1), 1)]);
-        assert_eq!(Direction::parse("UPSTREAM"), Some(Direction::Upstream));
+        assert_eq!(Direction::parse("UPSTREAM"), Ok(Direction::Upstream));
+        assert_eq!(Direction::parse("UP"), Err(UnknownDirection("UP".into())));
         assert_eq!(EdgeKind::parse("BLEND"), Some(EdgeKind::Blend));
     }
 

@@ -353,11 +353,7 @@ fn defects(input: Vec<NewDefect>) -> Result<Vec<Defect>, PhysicalAnalysisError> 
 mod tests {
     use super::*;
     use crate::stock::LotKind;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     fn lot() -> TypedLotRef {
         TypedLotRef {

@@ -228,12 +228,9 @@ pub fn number(prefix: &str, n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::now;
     use crate::weight::WeightUnit;
     use rust_decimal::Decimal;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn kg(n: i64) -> Weight {
         Weight::new(Decimal::from(n), WeightUnit::Kg).unwrap()

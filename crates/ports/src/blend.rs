@@ -142,7 +142,8 @@ mod tests {
     use super::*;
     use crate::roast::SetRoastedLotWeight;
     use crate::roast::tests::{Setup, kg, roast, setup};
-    use roastery_domain::Violation;
+    use roastery_domain::lot_source::SourceError;
+    use roastery_domain::stock::StockError;
 
     fn two_roasts(s: &Setup) -> (Uuid, Uuid) {
         let a = s
@@ -209,7 +210,14 @@ mod tests {
             .app
             .create_blend(blend(&s, vec![(a, kg("20")), (b, kg("9"))]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidWeight));
+        let short = |e: &BlendError| {
+            matches!(e, BlendError::Source(SourceError::Stock {
+                id,
+                error: StockError::Insufficient { .. },
+                ..
+            }) if *id == b)
+        };
+        assert!(err.rule().is_some_and(short), "{err:?}");
         assert_eq!(roasted_weight(&s, a), kg("50").weight().unwrap());
         // Unknown lots beat negative weights; consumed lots beat negative weights.
         let err = s
@@ -219,7 +227,14 @@ mod tests {
                 vec![(a, kg("-1")), (Uuid::from_u128(3), kg("1"))],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        // Loading reports the first id it cannot find, before the domain judges any weight.
+        assert_eq!(
+            err.rule(),
+            Some(&SourceError::NotFound {
+                kind: LotKind::Roasted,
+                id: Uuid::from_u128(3),
+            })
+        );
         s.app
             .set_roasted_lot_weight(SetRoastedLotWeight {
                 roasted_lot_id: b,
@@ -230,14 +245,27 @@ mod tests {
             .app
             .create_blend(blend(&s, vec![(a, kg("-1")), (b, kg("1"))]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        let consumed = |e: &BlendError| {
+            matches!(e, BlendError::Source(SourceError::Stock {
+                id,
+                error: StockError::Consumed,
+                ..
+            }) if *id == b)
+        };
+        assert!(err.rule().is_some_and(consumed), "{err:?}");
         let err = s.app.create_blend(blend(&s, vec![])).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(
+            matches!(
+                err.rule(),
+                Some(BlendError::Source(SourceError::Empty { .. }))
+            ),
+            "{err:?}"
+        );
         let mut bad = blend(&s, vec![(a, kg("1"))]);
         bad.location_id = Uuid::from_u128(4);
         assert_eq!(
-            s.app.create_blend(bad).unwrap_err().violation(),
-            Some(Violation::NotFound)
+            s.app.create_blend(bad).unwrap_err().rule(),
+            Some(&BlendError::LocationNotFound(Uuid::from_u128(4)))
         );
         assert!(
             s.app

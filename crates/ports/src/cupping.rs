@@ -14,7 +14,7 @@ use roastery_domain::cupping::{
 use roastery_domain::cupping_result::{
     CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, Score, ScoringState,
 };
-use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
+use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::stock::TypedLotRef;
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -174,8 +174,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<CuppingView>, AppError> {
-        page::unique_ids("cuppingIds", &ids, MAX_IDS)?;
-        page.index()?;
+        page::check_by_ids("params.filter.cuppingIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = Page::from_found(tx.cuppings_by_ids(&ids)?, &page)?;
             let next = found.next;
@@ -191,8 +190,7 @@ impl<S: Store> Roastery<S> {
         cupped_coffee_ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<CuppingResult>, AppError> {
-        page::unique_ids("cuppedCoffeeIds", &cupped_coffee_ids, MAX_IDS)?;
-        page.index()?;
+        page::check_by_ids("params.filter.cuppedCoffeeIds", &cupped_coffee_ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.cupping_results(&cupped_coffee_ids)?;
             Ok(Page::from_found(found, &page)?)
@@ -337,7 +335,7 @@ mod tests {
         let err = app
             .create_cupping(create(0, None, vec![known, wrong_kind]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&CuppingError::LotNotFound(wrong_kind)));
         let all = app
             .list_cuppings(CuppingFilter::default(), PageRequest::default())
             .unwrap();
@@ -357,9 +355,9 @@ mod tests {
         let err = app
             .create_cupping(create(0, Some(CuppingState::Closed), vec![unknown]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert_eq!(err.rule(), Some(&CuppingError::CreatedClosed));
         let err = app.create_cupping(create(0, None, vec![])).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert_eq!(err.rule(), Some(&CuppingError::NoCoffees));
     }
 
     #[test]
@@ -378,7 +376,13 @@ mod tests {
             })
         };
         let err = set(CuppingState::Closed).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::IllegalTransition {
+                from: CuppingState::Draft,
+                to: CuppingState::Closed,
+            })
+        );
         assert_eq!(
             set(CuppingState::Open).unwrap().cupping.state(),
             CuppingState::Open
@@ -392,9 +396,14 @@ mod tests {
             CuppingState::Open,
             CuppingState::Closed,
         ] {
-            assert_eq!(
-                set(state).unwrap_err().violation(),
-                Some(Violation::BusinessRule)
+            let err = set(state).unwrap_err();
+            assert!(
+                matches!(
+                    err.rule(),
+                    Some(CuppingError::IllegalTransition { from: CuppingState::Closed, to })
+                        if *to == state
+                ),
+                "{err:?}"
             );
         }
         let stored = app
@@ -407,7 +416,10 @@ mod tests {
                 state: CuppingState::Open,
             })
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotFound(Uuid::from_u128(404)))
+        );
     }
 
     #[test]
@@ -420,7 +432,10 @@ mod tests {
         let err = app
             .record_cupping_results(record(id, vec![result(cc, "85", ScoringState::Included)]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotOpen(CuppingState::Draft))
+        );
         app.set_cupping_state(SetCuppingState {
             cupping_id: id,
             state: CuppingState::Open,
@@ -443,7 +458,10 @@ mod tests {
         let err = app
             .record_cupping_results(record(id, vec![result(cc, "90", ScoringState::Included)]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotOpen(CuppingState::Closed))
+        );
         let results = app
             .list_cupping_results(vec![cc], PageRequest::default())
             .unwrap();
@@ -509,14 +527,23 @@ mod tests {
                 vec![result(cc, "85", ScoringState::Included)],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotFound(Uuid::from_u128(404)))
+        );
         let err = app
             .record_cupping_results(record(
                 view.cupping.id(),
                 vec![result(Uuid::from_u128(404), "85", ScoringState::Included)],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::CuppedCoffeeNotFound {
+                index: 0,
+                cupped_coffee_id: Uuid::from_u128(404),
+            })
+        );
         // A score out of range is a 400 even for an unknown cupping.
         let err = app
             .record_cupping_results(record(
@@ -524,7 +551,10 @@ mod tests {
                 vec![result(cc, "100.5", ScoringState::Included)],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(
+            matches!(err.rule(), Some(CuppingError::Result { index: 0, .. })),
+            "{err:?}"
+        );
     }
 
     #[test]

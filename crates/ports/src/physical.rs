@@ -50,10 +50,11 @@ impl<S: Store> Roastery<S> {
         cmd: ListPhysicalAnalyses,
         page: PageRequest,
     ) -> Result<Page<PhysicalAnalysis>, AppError> {
-        page.keyset()?;
+        // The filter before the cursor, as the request lists them.
         if let Some(ids) = &cmd.analysed_lot_ids {
-            page::unique_ids("analysedLotIds", ids, MAX_IDS)?;
+            page::unique_ids("params.filter.analysedLotIds", ids, MAX_IDS)?;
         }
+        page.keyset()?;
         let filter = PhysicalFilter {
             from: cmd.from,
             to: cmd.to,
@@ -128,12 +129,19 @@ mod tests {
     #[test]
     fn an_unknown_lot_is_not_found_but_bad_figures_are_400_first() {
         let (app, _) = memory_roastery();
+        let not_found = PhysicalAnalysisError::LotNotFound(green(9));
         let err = app.record_physical_analysis(new(0, green(9))).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&not_found));
         let mut bad = new(0, green(9));
         bad.moisture = Some(d("101"));
         let err = app.record_physical_analysis(bad).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(
+            matches!(
+                err.rule(),
+                Some(PhysicalAnalysisError::OutOfRange { field, .. }) if field == "moisture"
+            ),
+            "{err:?}"
+        );
         // Screen sizes over 100 % together break a business rule, judged after existence.
         let mut over = new(0, green(9));
         over.screen_sizes.push(NewScreenSize {
@@ -141,10 +149,16 @@ mod tests {
             percentage: Some(d("50")),
         });
         let err = app.record_physical_analysis(over.clone()).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&not_found));
         register_lot(app.store(), LotKind::Green, green(9).id);
         let err = app.record_physical_analysis(over).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert!(
+            matches!(
+                err.rule(),
+                Some(PhysicalAnalysisError::ScreenSizesOver100(_))
+            ),
+            "{err:?}"
+        );
         let page = app
             .list_physical_analyses(ListPhysicalAnalyses::default(), PageRequest::default())
             .unwrap();

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
-use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
+use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::profile::{
     ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
 };
@@ -162,17 +162,6 @@ pub(crate) fn found_in_asked_order<T>(
     Ok(Page::from_found(ordered, page)?)
 }
 
-/// Checks a by-ids request before any lookup: the cursor kind and the id list.
-pub(crate) fn check_by_ids(
-    field: &'static str,
-    ids: &[Uuid],
-    page: &PageRequest,
-) -> Result<(), AppError> {
-    page.index()?;
-    page::unique_ids(field, ids, MAX_IDS)?;
-    Ok(())
-}
-
 /// The location reference of a lot (a stored lot's location always exists; should it not, the
 /// reference carries no external id rather than failing the read).
 pub(crate) fn location_ref(tx: &mut impl Repos, id: Uuid) -> Result<LocationRef, AppError> {
@@ -303,8 +292,8 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<RoastedLotView>, AppError> {
-        const FIELD: &str = "filter.roastedLotIds";
-        check_by_ids(FIELD, &ids, &page)?;
+        const FIELD: &str = "params.filter.roastedLotIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.roasted_lots_by_ids(&ids)?;
             let page = found_in_asked_order(&ids, found, |l| l.id, &page)?;
@@ -321,8 +310,8 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<RoastDetailsView>, AppError> {
-        const FIELD: &str = "filter.roastedLotIds";
-        check_by_ids(FIELD, &ids, &page)?;
+        const FIELD: &str = "params.filter.roastedLotIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let lots = tx.roasted_lots_by_ids(&ids)?;
             let mut details: HashMap<Uuid, RoastDetails> =
@@ -356,8 +345,8 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<ProfileView>, AppError> {
-        const FIELD: &str = "filter.profileIds";
-        check_by_ids(FIELD, &ids, &page)?;
+        const FIELD: &str = "params.filter.profileIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.profiles_by_ids(&ids)?;
             let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
@@ -511,6 +500,13 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.green_lots_by_ids(&ids)?;
+            // Again now that the green lots are locked: a concurrent import of the same log
+            // that held them has committed, and what it made is the answer (not "consumed").
+            if let Some(external_id) = &external_id
+                && let Some(imported) = imported_roast(tx, external_id)?
+            {
+                return Ok(imported);
+            }
             let mut lots = lot_sources::all_in_asked_order(LotKind::Green, &ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;

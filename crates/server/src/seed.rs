@@ -13,7 +13,7 @@ use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
-use roastery_domain::order::Order;
+use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::PageRequest;
 use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
 use roastery_domain::price::Currency;
@@ -161,7 +161,7 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<Vec<Order>> {
         for status in statuses {
             app.set_order_status(SetOrderStatus {
                 order_id: order.id,
-                status: (*status).into(),
+                status: OrderStatus::parse(status)?,
             })?;
         }
     }

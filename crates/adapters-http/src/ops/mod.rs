@@ -12,6 +12,7 @@ pub(crate) mod green;
 mod location;
 mod mrp;
 mod physical;
+mod profile;
 mod project;
 mod registry;
 mod roast;
@@ -141,8 +142,8 @@ registry::operations! {
     GetProfilesByIds {
         name: "inventory.roast.getProfilesByIds",
         scope: InventoryRoast,
-        shape: Page<roast::ProfileIdsFilter, roast::ProfilesResult>,
-        handler: roast::profiles_by_ids,
+        shape: Page<profile::ProfileIdsFilter, profile::ProfilesResult>,
+        handler: profile::profiles_by_ids,
         summary: "Read processing profiles by id.",
     }
     RecordRoast {
@@ -155,8 +156,8 @@ registry::operations! {
     ImportProfile {
         name: "inventory.roast.importProfile",
         scope: InventoryRoast,
-        shape: Write<roast::ImportProfileData, roast::ProfileResult>,
-        handler: roast::import_profile,
+        shape: Write<profile::ImportProfileData, profile::ProfileResult>,
+        handler: profile::import_profile,
         summary: "Import a processing profile.",
     }
     SetRoastedLotWeight {
