@@ -88,11 +88,8 @@ pub fn parse_scaled(text: &str) -> Result<i128, NumberError> {
         Some(rest) => (true, rest),
         None => (false, text),
     };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(at) => (
-            rest.get(..at).unwrap_or_default(),
-            Some(rest.get(at + 1..).unwrap_or_default()),
-        ),
+    let (mantissa, exponent) = match rest.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
         None => (rest, None),
     };
     let (int, frac) = match mantissa.split_once('.') {
@@ -128,15 +125,18 @@ pub fn parse_scaled(text: &str) -> Result<i128, NumberError> {
         }
     };
     let frac_len = i64::try_from(frac.len()).map_err(|_| NumberError::TooPrecise)?;
-    let shift = exponent - frac_len + i64::from(SCALE_DIGITS);
+    let shift = exponent
+        .checked_sub(frac_len)
+        .and_then(|v| v.checked_add(i64::from(SCALE_DIGITS)))
+        .ok_or(NumberError::TooPrecise)?;
     let mut kept = digits;
     let mut shift = shift;
     if shift < 0 {
-        let cut = usize::try_from(-shift).map_err(|_| NumberError::TooPrecise)?;
+        let cut = usize::try_from(shift.unsigned_abs()).map_err(|_| NumberError::TooPrecise)?;
         if cut >= kept.len() {
             return Err(NumberError::TooPrecise);
         }
-        let (head, tail) = kept.split_at(kept.len() - cut);
+        let (head, tail) = kept.split_at(kept.len().saturating_sub(cut));
         if !tail.bytes().all(|b| b == b'0') {
             return Err(NumberError::TooPrecise);
         }
@@ -147,13 +147,17 @@ pub fn parse_scaled(text: &str) -> Result<i128, NumberError> {
     for b in kept.bytes() {
         value = value
             .checked_mul(10)
-            .and_then(|v| v.checked_add(i128::from(b - b'0')))
+            .and_then(|v| v.checked_add(i128::from(b.saturating_sub(b'0'))))
             .ok_or(NumberError::TooLarge)?;
     }
     let shift = u32::try_from(shift).map_err(|_| NumberError::TooLarge)?;
     let factor = 10_i128.checked_pow(shift).ok_or(NumberError::TooLarge)?;
     let value = value.checked_mul(factor).ok_or(NumberError::TooLarge)?;
-    Ok(if negative { -value } else { value })
+    if negative {
+        value.checked_neg().ok_or(NumberError::TooLarge)
+    } else {
+        Ok(value)
+    }
 }
 
 /// `[longitude, latitude]`, and the altitude when one was sent (kept, never judged).
@@ -295,7 +299,7 @@ impl Plot {
 
 /// A JSON string literal of `s`.
 pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+    let mut out = String::with_capacity(s.len().saturating_add(2));
     out.push('"');
     for c in s.chars() {
         match c {
@@ -366,8 +370,8 @@ fn number(raw: &RawValue) -> Option<&str> {
 
 /// Degrees a coordinate may reach, in units of 10⁻³⁰.
 fn in_range(value: i128, degrees: i128) -> bool {
-    let limit = degrees * SCALE;
-    (-limit..=limit).contains(&value)
+    let limit = degrees.saturating_mul(SCALE);
+    (limit.saturating_neg()..=limit).contains(&value)
 }
 
 fn position(raw: &RawValue, field: &str, at: &str) -> Result<Position, PlotsError> {
@@ -606,10 +610,22 @@ const HALF: u128 = u64::MAX as u128;
 fn product(a: i128, b: i128) -> Wide {
     let (x, y) = (a.unsigned_abs(), b.unsigned_abs());
     let (x1, x0, y1, y0) = (x >> 64, x & HALF, y >> 64, y & HALF);
-    let (p00, p01, p10, p11) = (x0 * y0, x0 * y1, x1 * y0, x1 * y1);
-    let middle = (p00 >> 64) + (p01 & HALF) + (p10 & HALF);
+    // Products of 64-bit halves fit in 128 bits, and so do these sums (at most three terms
+    // below 2⁶⁴ each, or a high word below 2¹²⁸ in total): the wrapping operations never wrap.
+    let (p00, p01, p10, p11) = (
+        x0.wrapping_mul(y0),
+        x0.wrapping_mul(y1),
+        x1.wrapping_mul(y0),
+        x1.wrapping_mul(y1),
+    );
+    let middle = (p00 >> 64)
+        .wrapping_add(p01 & HALF)
+        .wrapping_add(p10 & HALF);
     let low = (p00 & HALF) | (middle << 64);
-    let high = p11 + (p01 >> 64) + (p10 >> 64) + (middle >> 64);
+    let high = p11
+        .wrapping_add(p01 >> 64)
+        .wrapping_add(p10 >> 64)
+        .wrapping_add(middle >> 64);
     Wide {
         negative: (a < 0) != (b < 0) && (high, low) != (0, 0),
         high,
@@ -632,7 +648,11 @@ type Point = (i128, i128);
 /// Exact: coordinates are at most 1.8 × 10³² in magnitude, so differences fit in `i128` and
 /// their products in 256 bits.
 fn orientation(p: Point, q: Point, r: Point) -> Ordering {
-    compare(product(q.0 - p.0, r.1 - p.1), product(q.1 - p.1, r.0 - p.0))
+    // Coordinates are range-checked to at most 1.8 × 10³² in magnitude: no difference saturates.
+    compare(
+        product(q.0.saturating_sub(p.0), r.1.saturating_sub(p.1)),
+        product(q.1.saturating_sub(p.1), r.0.saturating_sub(p.0)),
+    )
 }
 
 /// Whether r, known to lie on line p→q, lies within the segment's bounding box.
@@ -666,9 +686,10 @@ fn pair_meets(segments: &[(Point, Point)], i: usize, j: usize) -> bool {
     let (Some(&(a, b)), Some(&(c, d))) = (segments.get(i), segments.get(j)) else {
         return false;
     };
-    if j == i + 1 || (i == 0 && j + 1 == n) {
+    let next = i.checked_add(1) == Some(j);
+    if next || (i == 0 && j.checked_add(1) == Some(n)) {
         // Neighbours share one vertex; they only cross by doubling back along each other.
-        let (shared, far_a, far_b) = if j == i + 1 { (b, a, d) } else { (a, b, c) };
+        let (shared, far_a, far_b) = if next { (b, a, d) } else { (a, b, c) };
         return orientation(far_a, shared, far_b) == Ordering::Equal
             && (within(far_a, shared, far_b) || within(shared, far_b, far_a));
     }
@@ -712,7 +733,7 @@ fn crossing(ring: &[Position]) -> Option<(usize, usize)> {
         .collect();
     order.sort_unstable();
     for (k, &(_, east_i, i)) in order.iter().enumerate() {
-        for &(west_j, _, j) in order.iter().skip(k + 1) {
+        for &(west_j, _, j) in order.iter().skip(k.saturating_add(1)) {
             if west_j > east_i {
                 break;
             }
