@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use roastery_domain::cupping::{Cupping, CuppingState};
+use roastery_domain::cupping::Cupping;
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 use super::{InMemoryStore, MemTx, page_newest_first};
 use crate::Store;
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -59,7 +60,12 @@ impl CuppingRepo for MemTx {
             .cloned())
     }
 
-    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()> {
+    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
+        ForUpdate::load(self, Rows::Cuppings(&[id]), |tx| tx.cupping(id)).map(ForUpdate::transpose)
+    }
+
+    fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {
+        let (id, state) = (cupping.id(), cupping.state());
         if let Some(c) = self.data.cupping.cuppings.iter_mut().find(|c| c.id() == id) {
             *c = Cupping::restore(
                 c.id(),

@@ -4,10 +4,14 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::Project;
 
 use super::{MemTx, page_newest_first};
+use crate::error::StoreError;
 use crate::repo::*;
 
 impl ProjectRepo for MemTx {
     fn insert_project(&mut self, project: &Project) -> StoreResult<()> {
+        if (self.data.projects.iter()).any(|p| p.id == project.id || p.name == project.name) {
+            return Err(StoreError::Duplicate(format!("project {}", project.name)));
+        }
         self.data.projects.push(project.clone());
         Ok(())
     }
