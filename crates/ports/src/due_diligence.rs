@@ -104,7 +104,11 @@ impl<S: Store> Roastery<S> {
         let id = cmd.green_lot_id;
         self.store.write(|tx| {
             let now = self.clock.now();
-            let mut lot = tx.green_lot(id)?.ok_or(GreenLotError::NotFound(id))?;
+            // Locked: the row is what changes (its last-modified date), and two replacements of
+            // one lot's due diligence take turns.
+            let mut lot = tx
+                .green_lot_for_update(id)?
+                .ok_or(GreenLotError::NotFound(id))?;
             if tx.source_green_lots(&[id])?.is_empty() {
                 return Err(not_a_source(tx, &lot)?.into());
             }
@@ -118,7 +122,10 @@ impl<S: Store> Roastery<S> {
             };
             let details = lot.details.clone();
             Ok(GreenLotWithDueDiligence {
-                view: GreenLotView { lot, location },
+                view: GreenLotView {
+                    lot: lot.into_inner(),
+                    location,
+                },
                 details,
                 due_diligence: Some(due_diligence),
             })
