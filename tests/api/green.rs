@@ -178,7 +178,7 @@ both_databases! {
         assert_eq!(body["result"]["greenLotDetails"], json!([{"greenLotId": id, "note": "Blueberry",
             "grade": "G1", "cropYear": "2025/26", "processingMethods": ["Natural"],
             "countriesOfOrigin": ["ETH"], "varieties": [{"name": "Heirloom"}],
-            "certifications": [{"name": "Organic"}]}]));
+            "certifications": [{"name": "Organic"}], "dueDiligence": null}]));
 
         // Without the green scope: 403.
         let other = app.token("core.location").await;

@@ -40,6 +40,7 @@ mod account;
 mod blend;
 mod connection;
 mod cupping;
+mod due_diligence;
 mod error;
 mod green;
 mod location;

@@ -256,6 +256,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    green_lot_due_diligence (green_lot_id) {
+        green_lot_id -> Text,
+        document -> Text,
+        statement_count -> Integer,
+        updated_date -> Timestamp,
+    }
+}
+
+diesel::table! {
     ledger_entries (id) {
         id -> Text,
         lot_id -> Text,
@@ -346,6 +355,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     order_items,
     shipments,
     ledger_entries,
+    green_lot_due_diligence,
 );
 
 #[cfg(test)]

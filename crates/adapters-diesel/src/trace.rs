@@ -221,15 +221,15 @@ impl EdgeSource {
         }
     }
 
-    /// The edges whose near end is `key` (a quoted id, or a column of `reached` when `from`
-    /// names it too).
+    /// The edges whose near end meets `key` (`= 'id'`, `IN ('id', …)`, or `= ` a column of
+    /// `reached` when `from` names it too).
     fn at(&self, direction: Direction, from: &str, key: &str) -> String {
         let (columns, tables, near) = (self.columns, self.tables, self.near(direction));
         match self.only {
             Some(only) => {
-                format!("SELECT {columns} FROM {from}{tables} WHERE {only} AND {near} = {key}")
+                format!("SELECT {columns} FROM {from}{tables} WHERE {only} AND {near} {key}")
             }
-            None => format!("SELECT {columns} FROM {from}{tables} WHERE {near} = {key}"),
+            None => format!("SELECT {columns} FROM {from}{tables} WHERE {near} {key}"),
         }
     }
 }
@@ -240,6 +240,11 @@ impl EdgeSource {
 /// allows one reference to the recursive relation (hence `LATERAL`), SQLite no `LATERAL` but
 /// several recursive selects.
 fn trace_sql(postgres: bool, start: Uuid, direction: Direction) -> String {
+    trace_from_sql(postgres, &[start], direction)
+}
+
+/// [`trace_sql`] from several starts at once (lots or orders: ids are unique across tables).
+fn trace_from_sql(postgres: bool, starts: &[Uuid], direction: Direction) -> String {
     let far = match direction {
         Direction::Downstream => "r.to_id",
         Direction::Upstream => "r.from_id",
@@ -251,14 +256,14 @@ fn trace_sql(postgres: bool, start: Uuid, direction: Direction) -> String {
             .collect::<Vec<_>>()
             .join(union)
     };
-    let first = each("", &format!("'{start}'"), " UNION ALL ");
+    let first = each("", &format!("IN ({})", id_list(starts)), " UNION ALL ");
     let next = if postgres {
         format!(
             "SELECT x.* FROM reached r CROSS JOIN LATERAL ({}) x",
-            each("", far, " UNION ALL ")
+            each("", &format!("= {far}"), " UNION ALL ")
         )
     } else {
-        each("reached r, ", far, " UNION ")
+        each("reached r, ", &format!("= {far}"), " UNION ")
     };
     format!(
         "WITH RECURSIVE reached (from_id, from_type, to_id, to_type, kind, weight_micros, \
@@ -270,8 +275,20 @@ fn trace_sql(postgres: bool, start: Uuid, direction: Direction) -> String {
     )
 }
 
+fn edge(r: EdgeRow) -> StoreResult<Edge> {
+    Ok(Edge {
+        from: lot_ref(&r.from_id, &r.from_type)?,
+        to: Reference::parse(uuid("edge", &r.to_id)?, &r.to_type)
+            .ok_or_else(|| corrupt("edge", &r.to_type))?,
+        kind: EdgeKind::parse(&r.kind).ok_or_else(|| corrupt("edge", &r.kind))?,
+        weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
+            .map_err(|e| corrupt("edge", e))?,
+        date: from_db(r.at),
+    })
+}
+
 /// `'a', 'b'` for an `IN` list of ids.
-fn id_list(ids: &[Uuid]) -> String {
+pub(crate) fn id_list(ids: &[Uuid]) -> String {
     ids.iter()
         .map(|id| format!("'{id}'"))
         .collect::<Vec<_>>()
@@ -279,7 +296,7 @@ fn id_list(ids: &[Uuid]) -> String {
 }
 
 impl DieselTx {
-    fn load_sql<T>(&mut self, sql: String) -> StoreResult<Vec<T>>
+    pub(crate) fn load_sql<T>(&mut self, sql: String) -> StoreResult<Vec<T>>
     where
         T: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
     {
@@ -366,19 +383,18 @@ impl TraceRepo for DieselTx {
         let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
         let sql = trace_sql(postgres, start.id, direction);
         let rows: Vec<EdgeRow> = self.load_sql(sql)?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(Edge {
-                    from: lot_ref(&r.from_id, &r.from_type)?,
-                    to: Reference::parse(uuid("edge", &r.to_id)?, &r.to_type)
-                        .ok_or_else(|| corrupt("edge", &r.to_type))?,
-                    kind: EdgeKind::parse(&r.kind).ok_or_else(|| corrupt("edge", &r.kind))?,
-                    weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
-                        .map_err(|e| corrupt("edge", e))?,
-                    date: from_db(r.at),
-                })
-            })
-            .collect()
+        rows.into_iter().map(edge).collect()
+    }
+
+    fn upstream_edges(&mut self, starts: &[Reference]) -> StoreResult<Vec<Edge>> {
+        if starts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
+        let ids: Vec<Uuid> = starts.iter().map(|r| r.id()).collect();
+        let rows: Vec<EdgeRow> =
+            self.load_sql(trace_from_sql(postgres, &ids, Direction::Upstream))?;
+        rows.into_iter().map(edge).collect()
     }
 
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {

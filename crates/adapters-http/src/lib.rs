@@ -43,6 +43,15 @@ pub use rate_limit::parse_setting as parse_rate_limit;
 pub use server::{ServerLimits, build as build_server};
 pub use state::AppState;
 
+/// The `result` of `inventory.trace.getDueDiligence` for `report`, as the API encodes it (for
+/// the command line), coordinates with the digits they were sent with.
+pub fn due_diligence_result_json(
+    report: roastery_domain::due_diligence::DueDiligenceReport,
+) -> Result<String, ApiError> {
+    let result = ops::due_diligence_result(report)?;
+    serde_json::to_string_pretty(&result).map_err(ApiError::internal)
+}
+
 /// Names of every operation the API serves.
 pub fn operation_names() -> Vec<&'static str> {
     ops::Operation::ALL.iter().map(|op| op.name()).collect()

@@ -27,6 +27,8 @@ pub mod bulk;
 pub mod cupping;
 pub mod cupping_result;
 pub mod decimal;
+pub mod due_diligence;
+pub mod geojson;
 pub mod green_lot;
 pub mod green_lot_details;
 pub mod ledger;

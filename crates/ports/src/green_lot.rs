@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use roastery_domain::due_diligence::DueDiligence;
 use roastery_domain::green_lot::{
     Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, TransferredTo,
 };
@@ -330,13 +331,21 @@ impl<S: Store> Roastery<S> {
         &self,
         ids: Vec<Uuid>,
         page: PageRequest,
-    ) -> Result<Page<(Uuid, GreenLotDetails)>, AppError> {
+    ) -> Result<Page<(Uuid, GreenLotDetails, Option<DueDiligence>)>, AppError> {
         page::check_by_ids("params.filter.greenLotIds", &ids, &page)?;
         self.store.read_replica(|tx| {
-            let found = tx
-                .green_lots_by_ids(&ids)?
+            let lots = tx.green_lots_by_ids(&ids)?;
+            let found_ids: Vec<Uuid> = lots.iter().map(|l| l.id).collect();
+            let mut due_diligence = tx.due_diligence_of(&found_ids)?;
+            let found = lots
                 .into_iter()
-                .map(|l| (l.id, l.details))
+                .map(|l| {
+                    let d = due_diligence
+                        .iter()
+                        .position(|(id, _)| *id == l.id)
+                        .map(|at| due_diligence.swap_remove(at).1);
+                    (l.id, l.details, d)
+                })
                 .collect();
             Ok(Page::from_found(found, &page)?)
         })
@@ -826,7 +835,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             page.items,
-            vec![(b.id, b.details.clone()), (a.id, a.details.clone())]
+            vec![
+                (b.id, b.details.clone(), None),
+                (a.id, a.details.clone(), None)
+            ]
         );
         assert_eq!(page.items[0].1.countries_of_origin, ["ETH"]);
         let bad = [vec![], vec![a.id, a.id], vec![unknown; 101]];

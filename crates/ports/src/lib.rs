@@ -11,6 +11,7 @@
 pub mod account;
 pub mod blend;
 pub mod cupping;
+pub mod due_diligence;
 pub mod error;
 pub mod green_lot;
 pub mod location;
@@ -85,6 +86,7 @@ pub struct Roastery<S: Store> {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGen>,
     caller: Caller,
+    eudr_enforce: due_diligence::EudrEnforce,
 }
 
 impl<S: Store> Clone for Roastery<S> {
@@ -94,6 +96,7 @@ impl<S: Store> Clone for Roastery<S> {
             clock: self.clock.clone(),
             ids: self.ids.clone(),
             caller: self.caller.clone(),
+            eudr_enforce: self.eudr_enforce,
         }
     }
 }
@@ -105,6 +108,7 @@ impl<S: Store> Roastery<S> {
             clock,
             ids,
             caller: Caller::default(),
+            eudr_enforce: due_diligence::EudrEnforce::Off,
         }
     }
 

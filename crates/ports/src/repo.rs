@@ -13,8 +13,9 @@ use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
+use roastery_domain::due_diligence::{DueDiligence, SourceLot};
 use roastery_domain::green_lot::GreenLot;
-use roastery_domain::ledger::{Direction, Edge, LedgerEntry};
+use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::location::Location;
 use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::{Page, PageRequest};
@@ -358,6 +359,17 @@ pub struct TracedLot {
     pub consumed_at: Option<DateTime<Utc>>,
 }
 
+/// EUDR due diligence of source green lots.
+pub trait DueDiligenceRepo {
+    /// Stores the due diligence of a green lot, replacing any it had.
+    fn put_due_diligence(&mut self, lot_id: Uuid, due_diligence: &DueDiligence) -> StoreResult<()>;
+    /// The due diligence of those of these green lots that have one, in any order.
+    fn due_diligence_of(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, DueDiligence)>>;
+    /// Those of these green lots that are source lots (imported, or with an `OPENING` ledger
+    /// entry), with their lot number and name, in any order.
+    fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>>;
+}
+
 /// The ledger (append-only: there is no method to change or remove an entry) and the genealogy.
 pub trait TraceRepo {
     fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()>;
@@ -372,6 +384,9 @@ pub trait TraceRepo {
     /// Every edge reachable from `start` in `direction`, any depth, found in one query: ledger
     /// transfers, roast and blend sources, shipments.
     fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>>;
+    /// Every edge reachable upstream from any of `starts` (lots or orders), any depth, found in
+    /// one query, like [`Self::trace_edges`].
+    fn upstream_edges(&mut self, starts: &[Reference]) -> StoreResult<Vec<Edge>>;
     /// The stored lots among `lots`, in any order.
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>>;
     /// The orders shipped from any of these lots (with their shipments).

@@ -25,6 +25,7 @@ pub trait Repos:
     + ProductRepo
     + OrderRepo
     + TraceRepo
+    + DueDiligenceRepo
 {
 }
 
@@ -43,6 +44,7 @@ impl<T> Repos for T where
         + ProductRepo
         + OrderRepo
         + TraceRepo
+        + DueDiligenceRepo
 {
 }
 

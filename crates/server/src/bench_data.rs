@@ -17,10 +17,12 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{TimeDelta, Utc};
+use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::price::Currency;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
+use roastery_ports::due_diligence::SetDueDiligence;
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, ShipAllocation, ShipOrder};
@@ -126,6 +128,15 @@ pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()>
     Ok(())
 }
 
+/// The plots of each source lot of the chain: a farm of two fields and a smallholder's point.
+const BENCH_PLOTS: &str = r#"{"type":"FeatureCollection","features":[
+    {"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[
+      [[[-76.0451,1.8512],[-76.0402,1.8514],[-76.0405,1.8561],[-76.0453,1.8558],[-76.0451,1.8512]]],
+      [[[-76.0380,1.8490],[-76.0351,1.8491],[-76.0352,1.8520],[-76.0381,1.8519],[-76.0380,1.8490]]]]},
+     "properties":{"ProducerName":"Finca El Mirador"}},
+    {"type":"Feature","geometry":{"type":"Point","coordinates":[-76.0501,1.8533]},
+     "properties":{"ProducerName":"Ana Ruiz","Area":1.2}}]}"#;
+
 /// The lots of the trace scenario's chain.
 #[derive(Debug, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -230,6 +241,33 @@ fn trace_chain<S: Store>(
             quantity: 5,
         }],
     })?;
+    // Due diligence on both source lots of the chain: the first complete, the second still
+    // waiting for its statement, so a report reads both and names what is missing.
+    for (lot, statement) in [(original, Some("25BENCH0001")), (second, None)] {
+        app.set_due_diligence(SetDueDiligence {
+            green_lot_id: lot,
+            input: DueDiligenceInput {
+                country_of_production: "CO".into(),
+                production_from: "2025-10-01".into(),
+                production_to: "2026-02-28".into(),
+                plots: BENCH_PLOTS.into(),
+                suppliers: vec![SupplierInput {
+                    name: "Bench cooperative".into(),
+                    ..SupplierInput::default()
+                }],
+                statements: statement
+                    .map(|reference| StatementInput {
+                        reference_number: reference.into(),
+                        verification_number: None,
+                        kind: "DDS".into(),
+                        role: "UPSTREAM".into(),
+                    })
+                    .into_iter()
+                    .collect(),
+                hs_code: None,
+            },
+        })?;
+    }
     Ok(TraceChain {
         green_lot: original,
         floor_lot,

@@ -1,4 +1,5 @@
-//! The command line: `serve`, `accounts create|list|revoke`, `seed demo|bench`, `verify`, `trace`.
+//! The command line: `serve`, `accounts create|list|revoke`, `seed demo|bench`, `verify`, `trace`,
+//! `eudr`.
 
 #![allow(
     clippy::print_stdout,
@@ -11,6 +12,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use roastery_domain::scope::Scope;
 use roastery_ports::Caller;
+use roastery_ports::due_diligence::DueDiligenceOf;
 
 use crate::config::Config;
 use crate::startup::{Application, open_roastery};
@@ -58,6 +60,29 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
         format: TraceFormat,
     },
+    /// Print the EUDR due diligence behind a lot or an order.
+    Eudr {
+        /// A green, roasted or blended lot id.
+        #[arg(long, conflicts_with = "order", required_unless_present = "order")]
+        lot: Option<uuid::Uuid>,
+        /// An order id (its shipments' lots).
+        #[arg(long)]
+        order: Option<uuid::Uuid>,
+        /// `geojson`: the plots, ready to upload with a statement; `csv`: one row per source lot
+        /// and statement; `json`: as `inventory.trace.getDueDiligence` answers; `svg` or `html`:
+        /// a picture of the plots (equirectangular, with a scale bar).
+        #[arg(long, value_enum, default_value_t = EudrFormat::Geojson)]
+        format: EudrFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EudrFormat {
+    Geojson,
+    Csv,
+    Json,
+    Svg,
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -162,6 +187,30 @@ pub fn run_with(cli: Cli, config: Config) -> anyhow::Result<()> {
             match format {
                 TraceFormat::Csv => crate::traceability::write_csv(&trace, out)?,
                 TraceFormat::Json => crate::traceability::write_json(&trace, out)?,
+            }
+            Ok(())
+        }
+        Command::Eudr { lot, order, format } => {
+            let app = open_roastery(&config.database_url, Some(2))?;
+            let (of, title) = match (lot, order) {
+                (Some(id), _) => (
+                    DueDiligenceOf::Lot(id),
+                    format!("Due diligence behind lot {id}"),
+                ),
+                (None, Some(id)) => (
+                    DueDiligenceOf::Order(id),
+                    format!("Due diligence behind order {id}"),
+                ),
+                (None, None) => anyhow::bail!("give --lot ID or --order ID"),
+            };
+            let report = app.due_diligence_of(of)?;
+            let out = &mut std::io::stdout();
+            match format {
+                EudrFormat::Geojson => crate::eudr::write_geojson(&report, out)?,
+                EudrFormat::Csv => crate::eudr::write_csv(&report, out)?,
+                EudrFormat::Json => crate::eudr::write_json(report, out)?,
+                EudrFormat::Svg => println!("{}", crate::eudr::svg(&report)),
+                EudrFormat::Html => println!("{}", crate::eudr::html(&report, &title)),
             }
             Ok(())
         }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use roastery_adapters_diesel::{PoolOptions, default_application_name};
+use roastery_ports::due_diligence::EudrEnforce;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -52,6 +53,27 @@ pub struct Config {
     pub application_name: Option<String>,
     /// Seconds requests in flight at SIGTERM may take to finish (`ROASTERY_DRAIN_TIMEOUT`).
     pub drain_timeout: u64,
+    /// `off` (default) or `ship`: `shipOrder` refuses lots whose EUDR due diligence is
+    /// incomplete (`ROASTERY_EUDR_ENFORCE`).
+    pub eudr_enforce: EudrEnforceSetting,
+}
+
+/// `eudr_enforce`: `off` or `ship`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum EudrEnforceSetting {
+    #[default]
+    Off,
+    Ship,
+}
+
+impl EudrEnforceSetting {
+    pub fn mode(self) -> EudrEnforce {
+        match self {
+            Self::Off => EudrEnforce::Off,
+            Self::Ship => EudrEnforce::Ship,
+        }
+    }
 }
 
 impl Default for Config {
@@ -76,6 +98,7 @@ impl Default for Config {
             pool_timeout: 5,
             application_name: None,
             drain_timeout: 30,
+            eudr_enforce: EudrEnforceSetting::Off,
         }
     }
 }
@@ -134,6 +157,13 @@ impl Config {
         }
         if let Some(v) = var("ROASTERY_LOG_FORMAT") {
             self.log_format = Some(LogFormat::parse(&v).map_err(anyhow::Error::msg)?);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_ENFORCE") {
+            self.eudr_enforce = match EudrEnforce::parse(v.trim()) {
+                Some(EudrEnforce::Ship) => EudrEnforceSetting::Ship,
+                Some(EudrEnforce::Off) => EudrEnforceSetting::Off,
+                None => anyhow::bail!("ROASTERY_EUDR_ENFORCE must be `off` or `ship`, not `{v}`"),
+            };
         }
         if let Some(v) = var("ROASTERY_METRICS") {
             self.metrics = Switch::parse(&v).ok_or_else(|| {

@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::NewSensorialAttribute;
+use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::order::{Order, OrderStatus};
@@ -24,6 +25,7 @@ use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
+use roastery_ports::due_diligence::SetDueDiligence;
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder};
@@ -61,6 +63,7 @@ pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
     }
     let orders = mrp(app)?;
     let green = green_lots(app, &locations)?;
+    due_diligence(app, &green)?;
     let made = roasts_and_blends(app, &locations)?;
     shipments(app, &orders, made)?;
     quality(app, &green)?;
@@ -276,6 +279,68 @@ fn green_lots<S: Store>(
         })?;
     }
     Ok(imported)
+}
+
+/// EUDR due diligence of the demo's source lots: plots and statements for Ethiopia and Colombia;
+/// Brazil's statement has not arrived yet, so the demo shows what is `missing`.
+fn due_diligence<S: Store>(app: &Roastery<S>, green: &[GreenLot]) -> anyhow::Result<()> {
+    let plots = [
+        // Two smallholder plots near Hambela (a point up to 4 ha, a polygon above).
+        r#"{"type":"FeatureCollection","features":[
+            {"type":"Feature","geometry":{"type":"Point","coordinates":[38.7601234,5.8312345]},
+             "properties":{"ProducerName":"Alemu Bekele","Area":2.5}},
+            {"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[38.7702,5.8351],[38.7751,5.8353],[38.7749,5.8398],[38.7701,5.8395],[38.7702,5.8351]]]},
+             "properties":{"ProducerName":"Tsehay Worku","ProductionPlace":"Hambela Wamena"}}]}"#,
+        // One farm of two fields near Pitalito.
+        r#"{"type":"FeatureCollection","features":[
+            {"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[
+              [[[-76.0451,1.8512],[-76.0402,1.8514],[-76.0405,1.8561],[-76.0453,1.8558],[-76.0451,1.8512]]],
+              [[[-76.0380,1.8490],[-76.0351,1.8491],[-76.0352,1.8520],[-76.0381,1.8519],[-76.0380,1.8490]]]]},
+             "properties":{"ProducerName":"Finca El Mirador","ProductionPlace":"Pitalito, Huila"}}]}"#,
+        r#"{"type":"FeatureCollection","features":[
+            {"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[-47.1012,-18.9521],[-47.0903,-18.9519],[-47.0905,-18.9602],[-47.1010,-18.9604],[-47.1012,-18.9521]]]},
+             "properties":{"ProducerName":"Fazenda Boa Vista"}}]}"#,
+    ];
+    let facts = [
+        (
+            "ET",
+            "Yirgacheffe Coffee Farmers Cooperative Union",
+            Some("25DEXW3Y7K2150"),
+        ),
+        (
+            "CO",
+            "Cooperativa de Caficultores del Sur del Huila",
+            Some("25NLSN6LX69730"),
+        ),
+        ("BR", "Fazenda Boa Vista", None),
+    ];
+    for ((lot, plots), (country, supplier, statement)) in green.iter().zip(plots).zip(facts) {
+        app.set_due_diligence(SetDueDiligence {
+            green_lot_id: lot.id,
+            input: DueDiligenceInput {
+                country_of_production: country.into(),
+                production_from: "2025-10-01".into(),
+                production_to: "2026-02-28".into(),
+                plots: plots.into(),
+                suppliers: vec![SupplierInput {
+                    name: supplier.into(),
+                    country: Some(country.into()),
+                    ..SupplierInput::default()
+                }],
+                statements: statement
+                    .map(|reference| StatementInput {
+                        reference_number: reference.into(),
+                        verification_number: Some("K7R8LA90".into()),
+                        kind: "DDS".into(),
+                        role: "UPSTREAM".into(),
+                    })
+                    .into_iter()
+                    .collect(),
+                hs_code: None,
+            },
+        })?;
+    }
+    Ok(())
 }
 
 /// A closed cupping and an open one of the green lots, with scores, and a physical analysis of

@@ -84,6 +84,7 @@ impl Application {
             Some(read_url) => with_read_replica(app, read_url, &config.pool_options())?,
             None => app,
         };
+        let app = app.with_eudr_enforce(config.eudr_enforce.mode());
         let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
         let tls = crate::tls::server_config(
             config.tls_cert.as_deref(),

@@ -1,10 +1,16 @@
 //! inventory.green.
 
 use actix_web::HttpResponse;
+use roastery_domain::due_diligence::{
+    DueDiligence, DueDiligenceInput, Statement, StatementInput, SupplierInput,
+};
+use roastery_domain::geojson::Plots;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_ports::Store;
+use roastery_ports::due_diligence::SetDueDiligence;
 use roastery_ports::green_lot::{ImportGreenLot, SetGreenLotWeight, TransferGreenLot};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -12,8 +18,8 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
-    DateFrom, GreenLotDto, NameDto, NameRef, PriceDto, ReadRequest, WeightDto, WriteRequest, names,
-    price_input, required, weight_input,
+    DateFrom, GreenLotDto, Instant, NameDto, NameRef, PriceDto, ReadRequest, WeightDto,
+    WriteRequest, names, price_input, required, weight_input,
 };
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -120,6 +126,136 @@ pub struct GreenLotsResult {
     pub green_lots: Vec<GreenLotDto>,
 }
 
+/// `{"from", "to"}`: dates `YYYY-MM-DD`, from ≤ to.
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
+pub struct ProductionPeriodDto {
+    #[schema(value_type = String, format = Date, required = true)]
+    pub from: Option<String>,
+    #[schema(value_type = String, format = Date, required = true)]
+    pub to: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SupplierDto {
+    #[schema(value_type = String, required = true)]
+    pub name: Option<String>,
+    #[schema(required = true)]
+    pub address: Option<String>,
+    #[schema(required = true)]
+    pub email: Option<String>,
+    /// ISO 3166-1 alpha-2.
+    #[schema(required = true)]
+    pub country: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatementDto {
+    /// 1–50 letters or digits, unique within a lot.
+    #[schema(value_type = String, required = true)]
+    pub reference_number: Option<String>,
+    #[schema(required = true)]
+    pub verification_number: Option<String>,
+    /// `DDS` or `SIMPLIFIED_DECLARATION`.
+    #[schema(value_type = String, required = true)]
+    pub kind: Option<String>,
+    /// `OWN` (filed by this business) or `UPSTREAM` (received from the supplier).
+    #[schema(value_type = String, required = true)]
+    pub role: Option<String>,
+}
+
+impl From<Statement> for StatementDto {
+    fn from(s: Statement) -> Self {
+        Self {
+            reference_number: Some(s.reference_number),
+            verification_number: s.verification_number,
+            kind: Some(s.kind.as_str().to_owned()),
+            role: Some(s.role.as_str().to_owned()),
+        }
+    }
+}
+
+/// A GeoJSON (RFC 7946) `FeatureCollection` of Point, MultiPoint, Polygon or MultiPolygon
+/// features; coordinates are answered with the digits they were sent with.
+pub fn plots_json(plots: &Plots) -> Result<Box<RawValue>, ApiError> {
+    RawValue::from_string(plots.to_json()).map_err(ApiError::internal)
+}
+
+/// The EUDR due diligence of a source green lot (api-decisions §12).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DueDiligenceDto {
+    pub hs_code: String,
+    pub country_of_production: String,
+    pub production_period: ProductionPeriodDto,
+    /// GeoJSON `FeatureCollection`.
+    #[schema(value_type = Object)]
+    pub plots: Box<RawValue>,
+    pub suppliers: Vec<SupplierDto>,
+    pub statements: Vec<StatementDto>,
+    pub updated_date: Instant,
+}
+
+impl DueDiligenceDto {
+    pub fn new(d: DueDiligence) -> Result<Self, ApiError> {
+        Ok(Self {
+            plots: plots_json(&d.plots)?,
+            hs_code: d.hs_code,
+            country_of_production: d.country_of_production,
+            production_period: ProductionPeriodDto {
+                from: Some(d.production_period.from.to_string()),
+                to: Some(d.production_period.to.to_string()),
+            },
+            suppliers: d
+                .suppliers
+                .into_iter()
+                .map(|s| SupplierDto {
+                    name: Some(s.name),
+                    address: s.address,
+                    email: s.email,
+                    country: s.country,
+                })
+                .collect(),
+            statements: d.statements.into_iter().map(Into::into).collect(),
+            updated_date: d.updated_date.into(),
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetDueDiligenceData {
+    #[schema(value_type = Uuid, required = true)]
+    pub green_lot_id: Option<Uuid>,
+    /// ISO 3166-1 alpha-2, upper case.
+    #[schema(value_type = String, required = true)]
+    pub country_of_production: Option<String>,
+    #[schema(value_type = ProductionPeriodDto, required = true)]
+    pub production_period: Option<ProductionPeriodDto>,
+    /// GeoJSON `FeatureCollection` of 1–10,000 plots.
+    #[schema(value_type = Object, required = true)]
+    pub plots: Option<Box<RawValue>>,
+    pub suppliers: Option<Vec<SupplierDto>>,
+    pub statements: Option<Vec<StatementDto>>,
+    /// Six digits beginning `0901`; `090111` when absent.
+    pub hs_code: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GreenLotWithDetailsDto {
+    #[serde(flatten)]
+    pub lot: GreenLotDto,
+    pub details: GreenLotDetailsDto,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DueDiligenceResult {
+    pub green_lot: GreenLotWithDetailsDto,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GreenLotDetailsDto {
@@ -134,12 +270,17 @@ pub struct GreenLotDetailsDto {
     pub countries_of_origin: Vec<String>,
     pub varieties: Vec<NameDto>,
     pub certifications: Vec<NameDto>,
+    /// EUDR due diligence of a source lot; null until set.
+    #[schema(required = true)]
+    pub due_diligence: Option<DueDiligenceDto>,
 }
 
-impl From<(Uuid, GreenLotDetails)> for GreenLotDetailsDto {
-    fn from((green_lot_id, d): (Uuid, GreenLotDetails)) -> Self {
+impl GreenLotDetailsDto {
+    fn new(
+        (green_lot_id, d, due_diligence): (Uuid, GreenLotDetails, Option<DueDiligence>),
+    ) -> Result<Self, ApiError> {
         let named = |list: Vec<String>| list.into_iter().map(|name| NameDto { name }).collect();
-        Self {
+        Ok(Self {
             green_lot_id,
             note: d.note,
             grade: d.grade,
@@ -148,7 +289,8 @@ impl From<(Uuid, GreenLotDetails)> for GreenLotDetailsDto {
             countries_of_origin: d.countries_of_origin,
             varieties: named(d.varieties),
             certifications: named(d.certifications),
-        }
+            due_diligence: due_diligence.map(DueDiligenceDto::new).transpose()?,
+        })
     }
 }
 
@@ -255,8 +397,74 @@ pub(super) async fn details_by_ids<S: Store>(
         .await?;
     ctx.page(
         GreenLotDetailsResult {
-            green_lot_details: page.items.into_iter().map(Into::into).collect(),
+            green_lot_details: page
+                .items
+                .into_iter()
+                .map(GreenLotDetailsDto::new)
+                .collect::<Result<_, _>>()?,
         },
         page.next,
     )
+}
+
+pub(super) async fn set_due_diligence<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<SetDueDiligenceData>>(body)?.data()?;
+    let green_lot_id = required(data.green_lot_id, "data.greenLotId")?;
+    let country = required(data.country_of_production, "data.countryOfProduction")?;
+    let period = required(data.production_period, "data.productionPeriod")?;
+    let from = required(period.from, "data.productionPeriod.from")?;
+    let to = required(period.to, "data.productionPeriod.to")?;
+    let plots = required(data.plots, "data.plots")?;
+    let suppliers = data
+        .suppliers
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            Ok(SupplierInput {
+                name: required(s.name, &format!("data.suppliers[{i}].name"))?,
+                address: s.address,
+                email: s.email,
+                country: s.country,
+            })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    let statements = data
+        .statements
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let field = |name: &str| format!("data.statements[{i}].{name}");
+            Ok(StatementInput {
+                reference_number: required(s.reference_number, &field("referenceNumber"))?,
+                verification_number: s.verification_number,
+                kind: required(s.kind, &field("kind"))?,
+                role: required(s.role, &field("role"))?,
+            })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    let cmd = SetDueDiligence {
+        green_lot_id,
+        input: DueDiligenceInput {
+            country_of_production: country,
+            production_from: from,
+            production_to: to,
+            plots: plots.get().to_owned(),
+            suppliers,
+            statements,
+            hs_code: data.hs_code,
+        },
+    };
+    let set = ctx.run(move |app| app.set_due_diligence(cmd)).await?;
+    let details = GreenLotDetailsDto::new((set.view.lot.id, set.details, set.due_diligence))?;
+    ctx.ok(DueDiligenceResult {
+        green_lot: GreenLotWithDetailsDto {
+            lot: set.view.into(),
+            details,
+        },
+    })
 }

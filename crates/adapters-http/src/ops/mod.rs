@@ -31,6 +31,13 @@ use crate::wire::{Envelope, NoFilter, NoMeta, PageInfo, PageMeta, PaginationDto}
 
 pub(crate) use registry::{Contract, SchemaSet, Shape};
 
+/// `getDueDiligence`'s result DTO, for the command line.
+pub(crate) fn due_diligence_result(
+    report: roastery_domain::due_diligence::DueDiligenceReport,
+) -> Result<trace::DueDiligenceReportResult, ApiError> {
+    trace::DueDiligenceReportResult::new(report)
+}
+
 registry::operations! {
     ImportLocation {
         name: "core.location.importLocation",
@@ -94,7 +101,14 @@ registry::operations! {
         scope: InventoryGreen,
         shape: Page<green::DetailsFilter, green::GreenLotDetailsResult>,
         handler: green::details_by_ids,
-        summary: "Read the details of green lots by id.",
+        summary: "Read the details of green lots by id, with their EUDR due diligence.",
+    }
+    SetDueDiligence {
+        name: "inventory.green.setDueDiligence",
+        scope: InventoryGreen,
+        shape: Write<green::SetDueDiligenceData, green::DueDiligenceResult>,
+        handler: green::set_due_diligence,
+        summary: "Replace the EUDR due diligence (plots, statements) of a source green lot.",
     }
 
     ListRoastedLots {
@@ -283,6 +297,13 @@ registry::operations! {
         shape: Read<trace::TraceFilterData, trace::TraceResult>,
         handler: trace::trace_lot,
         summary: "The whole genealogy of a lot, upstream or downstream: lots, edges, orders, cuppings.",
+    }
+    GetDueDiligence {
+        name: "inventory.trace.getDueDiligence",
+        scope: InventoryTrace,
+        shape: Read<trace::DueDiligenceFilterData, trace::DueDiligenceReportResult>,
+        handler: trace::due_diligence,
+        summary: "The EUDR due diligence behind a lot or an order: source lots, statements, plots, completeness.",
     }
     ListLedgerEntries {
         name: "inventory.trace.listLedgerEntries",

@@ -2,15 +2,20 @@
 
 use actix_web::HttpResponse;
 use roastery_domain::decimal::from_micros;
+use roastery_domain::due_diligence::DueDiligenceReport;
 use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
+use roastery_domain::stock::LotKind;
 use roastery_domain::stock::number;
 use roastery_ports::Store;
+use roastery_ports::due_diligence::DueDiligenceOf;
 use roastery_ports::trace::{ListLedgerEntries, Trace, TraceLotView, TracedCupping};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
+use super::green::{DueDiligenceDto, StatementDto, plots_json};
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
@@ -255,4 +260,109 @@ pub(super) async fn trace_lot<S: Store>(
     let direction = Direction::parse(&direction).map_err(|e| rule("params.filter.direction", e))?;
     let trace = ctx.run(move |app| app.trace_lot(lot_id, direction)).await?;
     ctx.ok(TraceResult::from(trace))
+}
+
+/// Exactly one of `lotId` (a green, roasted or blended lot) or `orderId`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DueDiligenceFilterData {
+    pub lot_id: Option<Uuid>,
+    pub order_id: Option<Uuid>,
+}
+
+/// `{"id", "type", "lotNumber", "name"}`
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceLotDto {
+    pub id: Uuid,
+    #[serde(rename = "type")]
+    pub lot_type: &'static str,
+    pub lot_number: String,
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceDueDiligenceDto {
+    pub lot: SourceLotDto,
+    #[schema(required = true)]
+    pub due_diligence: Option<DueDiligenceDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingDto {
+    pub id: Uuid,
+    pub lot_number: String,
+    /// `NO_DUE_DILIGENCE` or `NO_STATEMENT`.
+    pub reason: &'static str,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DueDiligenceReportResult {
+    /// Every source green lot upstream, once, by lot number.
+    pub sources: Vec<SourceDueDiligenceDto>,
+    /// Every distinct statement of the sources, by reference number.
+    pub statements: Vec<StatementDto>,
+    /// One GeoJSON `FeatureCollection` of every source's plots.
+    #[schema(value_type = Object)]
+    pub plots: Box<RawValue>,
+    /// True when every source has due diligence with at least one statement.
+    pub complete: bool,
+    pub missing: Vec<MissingDto>,
+}
+
+impl DueDiligenceReportResult {
+    pub fn new(r: DueDiligenceReport) -> Result<Self, ApiError> {
+        Ok(Self {
+            plots: plots_json(&r.plots)?,
+            sources: r
+                .sources
+                .into_iter()
+                .map(|s| {
+                    Ok(SourceDueDiligenceDto {
+                        lot: SourceLotDto {
+                            id: s.lot.id,
+                            lot_type: LotKind::Green.reference_type(),
+                            lot_number: s.lot.lot_number,
+                            name: s.lot.name,
+                        },
+                        due_diligence: s.due_diligence.map(DueDiligenceDto::new).transpose()?,
+                    })
+                })
+                .collect::<Result<_, ApiError>>()?,
+            statements: r.statements.into_iter().map(Into::into).collect(),
+            complete: r.complete,
+            missing: r
+                .missing
+                .into_iter()
+                .map(|m| MissingDto {
+                    id: m.id,
+                    lot_number: m.lot_number,
+                    reason: m.reason.as_str(),
+                })
+                .collect(),
+        })
+    }
+}
+
+pub(super) async fn due_diligence<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let (filter, _) = decode::<ReadRequest<DueDiligenceFilterData>>(body)?.into_parts();
+    let filter = required(filter, "params.filter")?;
+    let of = match (filter.lot_id, filter.order_id) {
+        (Some(id), None) => DueDiligenceOf::Lot(id),
+        (None, Some(id)) => DueDiligenceOf::Order(id),
+        (None, None) => return Err(ApiError::missing_parameter("params.filter.lotId")),
+        (Some(_), Some(_)) => {
+            return Err(ApiError::invalid_parameter(
+                "params.filter: give exactly one of lotId or orderId",
+            ));
+        }
+    };
+    let report = ctx.run(move |app| app.due_diligence_of(of)).await?;
+    ctx.ok(DueDiligenceReportResult::new(report)?)
 }

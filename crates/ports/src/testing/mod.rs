@@ -45,6 +45,7 @@ pub struct MemData {
     pub product: product::ProductData,
     pub order: order::OrderData,
     pub ledger: Vec<roastery_domain::ledger::LedgerEntry>,
+    pub due_diligence: Vec<(Uuid, roastery_domain::due_diligence::DueDiligence)>,
 }
 
 /// One transaction: a private copy of the data.

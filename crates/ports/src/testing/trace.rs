@@ -177,6 +177,26 @@ impl TraceRepo for MemTx {
         Ok(out)
     }
 
+    fn upstream_edges(&mut self, starts: &[Reference]) -> StoreResult<Vec<Edge>> {
+        let all = self.all_edges();
+        let mut seen: Vec<Reference> = starts.to_vec();
+        let mut out: Vec<Edge> = Vec::new();
+        let mut i = 0;
+        while let Some(&node) = seen.get(i) {
+            for e in &all {
+                if e.to == node && !out.contains(e) {
+                    out.push(e.clone());
+                    let far = Reference::Lot(e.from);
+                    if !seen.contains(&far) {
+                        seen.push(far);
+                    }
+                }
+            }
+            i += 1;
+        }
+        Ok(out)
+    }
+
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
         Ok(self
             .all_lots()
@@ -204,6 +224,59 @@ impl TraceRepo for MemTx {
             .iter()
             .filter(|c| c.coffees().iter().any(|cc| lot_ids.contains(&cc.lot.id)))
             .cloned()
+            .collect())
+    }
+}
+
+impl DueDiligenceRepo for MemTx {
+    fn put_due_diligence(
+        &mut self,
+        lot_id: Uuid,
+        due_diligence: &roastery_domain::due_diligence::DueDiligence,
+    ) -> StoreResult<()> {
+        self.data.due_diligence.retain(|(id, _)| *id != lot_id);
+        self.data
+            .due_diligence
+            .push((lot_id, due_diligence.clone()));
+        Ok(())
+    }
+
+    fn due_diligence_of(
+        &mut self,
+        lot_ids: &[Uuid],
+    ) -> StoreResult<Vec<(Uuid, roastery_domain::due_diligence::DueDiligence)>> {
+        Ok(self
+            .data
+            .due_diligence
+            .iter()
+            .filter(|(id, _)| lot_ids.contains(id))
+            .cloned()
+            .collect())
+    }
+
+    fn source_green_lots(
+        &mut self,
+        lot_ids: &[Uuid],
+    ) -> StoreResult<Vec<roastery_domain::due_diligence::SourceLot>> {
+        let ledger = &self.data.ledger;
+        Ok(self
+            .data
+            .green
+            .lots
+            .iter()
+            .filter(|l| lot_ids.contains(&l.id))
+            .filter(|l| {
+                let opening = ledger
+                    .iter()
+                    .any(|e| e.lot.id == l.id && e.kind == EntryKind::Opening);
+                roastery_domain::due_diligence::is_source(l.id, l.origin_id, opening)
+            })
+            .map(|l| roastery_domain::due_diligence::SourceLot {
+                id: l.id,
+                lot_number: l.number(),
+                number: l.lot_number,
+                name: l.name.clone(),
+            })
             .collect())
     }
 }

@@ -1,0 +1,113 @@
+//! EUDR due diligence of source green lots: one row per lot holding the domain's JSON document
+//! (plots with every coordinate's digits as sent), replaced whole by each `setDueDiligence`.
+//!
+//! A write reaches here with the green lot's row already locked (it loads the lot first), so
+//! replacing the row needs no lock of its own.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use roastery_domain::due_diligence::{DueDiligence, SourceLot, is_source};
+use roastery_domain::stock::{LotKind, number};
+use roastery_ports::repo::{DueDiligenceRepo, StoreResult};
+use uuid::Uuid;
+
+use crate::error::{OrStoreError, corrupt};
+use crate::product::CHUNK;
+use crate::row::uuid;
+use crate::schema::green_lot_due_diligence;
+use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
+use crate::trace::id_list;
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = green_lot_due_diligence)]
+struct DueDiligenceRow {
+    green_lot_id: String,
+    document: String,
+    statement_count: i32,
+    updated_date: NaiveDateTime,
+}
+
+#[derive(QueryableByName)]
+struct SourceRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    origin_id: String,
+    #[diesel(sql_type = BigInt)]
+    lot_number: i64,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = BigInt)]
+    openings: i64,
+}
+
+impl DueDiligenceRepo for DieselTx {
+    fn put_due_diligence(&mut self, lot_id: Uuid, due_diligence: &DueDiligence) -> StoreResult<()> {
+        let row = DueDiligenceRow {
+            green_lot_id: lot_id.to_string(),
+            document: due_diligence
+                .to_document()
+                .map_err(|e| corrupt("due diligence", e))?,
+            statement_count: i32::try_from(due_diligence.statements.len())
+                .map_err(|e| corrupt("due diligence", e))?,
+            updated_date: to_db(due_diligence.updated_date),
+        };
+        on_backend!(self.conn(), |c| diesel::delete(
+            green_lot_due_diligence::table.find(&row.green_lot_id)
+        )
+        .execute(c))
+        .store()?;
+        on_backend!(self.conn(), |c| diesel::insert_into(
+            green_lot_due_diligence::table
+        )
+        .values(&row)
+        .execute(c))
+        .store()?;
+        Ok(())
+    }
+
+    fn due_diligence_of(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, DueDiligence)>> {
+        let mut found = Vec::new();
+        for chunk in lot_ids.chunks(CHUNK) {
+            let ids: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
+            let rows: Vec<DueDiligenceRow> = green_lot_due_diligence::table
+                .filter(green_lot_due_diligence::green_lot_id.eq_any(&ids))
+                .load(self.conn())
+                .store()?;
+            for r in rows {
+                let d = DueDiligence::from_document(&r.document, from_db(r.updated_date))
+                    .map_err(|e| corrupt("due diligence", e))?;
+                found.push((uuid("due diligence", &r.green_lot_id)?, d));
+            }
+        }
+        Ok(found)
+    }
+
+    fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>> {
+        let mut found = Vec::new();
+        for chunk in lot_ids.chunks(1000) {
+            let sql = format!(
+                "SELECT g.id, g.origin_id, g.lot_number, g.name, \
+                        CAST((SELECT COUNT(*) FROM ledger_entries e \
+                               WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) AS openings \
+                   FROM green_lots g WHERE g.id IN ({})",
+                id_list(chunk)
+            );
+            let rows: Vec<SourceRow> = self.load_sql(sql)?;
+            for r in rows {
+                let id = uuid("green lot", &r.id)?;
+                if is_source(id, uuid("green lot", &r.origin_id)?, r.openings > 0) {
+                    found.push(SourceLot {
+                        id,
+                        lot_number: number(LotKind::Green.prefix(), r.lot_number),
+                        number: r.lot_number,
+                        name: r.name,
+                    });
+                }
+            }
+        }
+        Ok(found)
+    }
+}

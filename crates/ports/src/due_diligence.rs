@@ -1,0 +1,352 @@
+//! EUDR due diligence (api-decisions §12): set on source green lots, answered for any lot or
+//! order from the source lots upstream of it.
+//!
+//! The sources of a lot or order are found with one recursive query over the genealogy
+//! ([`TraceRepo::upstream_edges`]), then the source lots and their due diligence are loaded in
+//! one query each, whatever the depth or breadth of the genealogy.
+
+use roastery_domain::due_diligence::{
+    self, DueDiligence, DueDiligenceDraft, DueDiligenceError, DueDiligenceInput,
+    DueDiligenceReport, SourceDueDiligence,
+};
+use roastery_domain::green_lot::{GreenLot, GreenLotError};
+use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::ledger::Reference;
+use roastery_domain::order::OrderError;
+use roastery_domain::stock::LotKind;
+use std::collections::HashMap;
+
+use roastery_domain::stock::TypedLotRef;
+use uuid::Uuid;
+
+use crate::error::AppError;
+use crate::green_lot::GreenLotView;
+use crate::repo::*;
+use crate::trace::LotNotFound;
+use crate::{Repos, Roastery, Store};
+
+/// Whether `shipOrder` requires complete due diligence (`ROASTERY_EUDR_ENFORCE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EudrEnforce {
+    #[default]
+    Off,
+    Ship,
+}
+
+impl EudrEnforce {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "off" => Some(Self::Off),
+            "ship" => Some(Self::Ship),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SetDueDiligence {
+    pub green_lot_id: Uuid,
+    pub input: DueDiligenceInput,
+}
+
+/// A green lot with its details and due diligence, as `setDueDiligence` answers it.
+#[derive(Debug, Clone)]
+pub struct GreenLotWithDueDiligence {
+    pub view: GreenLotView,
+    pub details: GreenLotDetails,
+    pub due_diligence: Option<DueDiligence>,
+}
+
+/// What a due diligence report is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DueDiligenceOf {
+    Lot(Uuid),
+    Order(Uuid),
+}
+
+/// The report over every source green lot upstream of `starts` (a green lot that is itself a
+/// source counts). Three queries: the edges, the source lots, their due diligence.
+pub(crate) fn report_of(
+    tx: &mut impl Repos,
+    starts: &[Reference],
+    start_green: &[Uuid],
+) -> Result<DueDiligenceReport, AppError> {
+    let edges = tx.upstream_edges(starts)?;
+    let mut green: Vec<Uuid> = edges
+        .iter()
+        .filter(|e| e.from.kind == LotKind::Green)
+        .map(|e| e.from.id)
+        .chain(start_green.iter().copied())
+        .collect();
+    green.sort_unstable();
+    green.dedup();
+    let sources = tx.source_green_lots(&green)?;
+    let ids: Vec<Uuid> = sources.iter().map(|s| s.id).collect();
+    let mut found: HashMap<Uuid, DueDiligence> = tx.due_diligence_of(&ids)?.into_iter().collect();
+    let sources = sources
+        .into_iter()
+        .map(|lot| SourceDueDiligence {
+            due_diligence: found.remove(&lot.id),
+            lot,
+        })
+        .collect();
+    Ok(due_diligence::report(sources))
+}
+
+impl<S: Store> Roastery<S> {
+    /// Replaces the due diligence of a source green lot; consumed lots are allowed (paperwork
+    /// arrives late). Writes no ledger entry.
+    pub fn set_due_diligence(
+        &self,
+        cmd: SetDueDiligence,
+    ) -> Result<GreenLotWithDueDiligence, AppError> {
+        let draft = DueDiligenceDraft::parse(cmd.input)?;
+        let id = cmd.green_lot_id;
+        self.store.write(|tx| {
+            let now = self.clock.now();
+            // Locked: the row is what changes (its last-modified date), and two replacements of
+            // one lot's due diligence take turns.
+            let mut lot = tx
+                .green_lot_for_update(id)?
+                .ok_or(GreenLotError::NotFound(id))?;
+            if tx.source_green_lots(&[id])?.is_empty() {
+                return Err(not_a_source(tx, &lot)?.into());
+            }
+            let due_diligence = draft.clone().decide(now);
+            tx.put_due_diligence(id, &due_diligence)?;
+            lot.last_modified_date = now;
+            tx.update_green_lot(&lot)?;
+            let location = match lot.location_id {
+                Some(l) => tx.location(l)?,
+                None => None,
+            };
+            let details = lot.details.clone();
+            Ok(GreenLotWithDueDiligence {
+                view: GreenLotView {
+                    lot: lot.into_inner(),
+                    location,
+                },
+                details,
+                due_diligence: Some(due_diligence),
+            })
+        })
+    }
+
+    /// The source lots, statements and plots behind a lot (green, roasted or blended) or an
+    /// order's shipments.
+    pub fn due_diligence_of(&self, of: DueDiligenceOf) -> Result<DueDiligenceReport, AppError> {
+        self.store.read(|tx| match of {
+            DueDiligenceOf::Lot(id) => {
+                let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
+                    .map(|kind| TypedLotRef { id, kind });
+                let start = tx
+                    .traced_lots(&candidates)?
+                    .into_iter()
+                    .next()
+                    .ok_or(LotNotFound(id))?;
+                let green: &[Uuid] = if start.lot.kind == LotKind::Green {
+                    &[id]
+                } else {
+                    &[]
+                };
+                report_of(tx, &[Reference::Lot(start.lot)], green)
+            }
+            DueDiligenceOf::Order(id) => {
+                tx.order(id)?.ok_or(OrderError::NotFound(id))?;
+                report_of(tx, &[Reference::Order(id)], &[])
+            }
+        })
+    }
+
+    /// With `eudr_enforce = ship`, `shipOrder` needs complete due diligence behind every
+    /// allocated lot.
+    pub fn with_eudr_enforce(self, enforce: EudrEnforce) -> Self {
+        Self {
+            eudr_enforce: enforce,
+            ..self
+        }
+    }
+
+    pub fn eudr_enforce(&self) -> EudrEnforce {
+        self.eudr_enforce
+    }
+}
+
+/// Why `lot` may not carry due diligence: it was made by a transfer; its source is its origin.
+fn not_a_source(tx: &mut impl Repos, lot: &GreenLot) -> Result<DueDiligenceError, AppError> {
+    let origin = tx.green_lots_by_ids(&[lot.origin_id])?.into_iter().next();
+    Ok(DueDiligenceError::NotASource {
+        lot: lot.number(),
+        source_lot: origin.map_or_else(|| "(not found)".to_owned(), |o| o.number()),
+        source_id: lot.origin_id,
+    })
+}
+
+/// With enforcement on, refuses a shipment of `lots` whose sources' due diligence is incomplete.
+pub(crate) fn check_shippable(
+    tx: &mut impl Repos,
+    enforce: EudrEnforce,
+    lots: &[TypedLotRef],
+) -> Result<(), AppError> {
+    if enforce == EudrEnforce::Off {
+        return Ok(());
+    }
+    let starts: Vec<Reference> = lots.iter().copied().map(Reference::Lot).collect();
+    let green: Vec<Uuid> = lots
+        .iter()
+        .filter(|l| l.kind == LotKind::Green)
+        .map(|l| l.id)
+        .collect();
+    let report = report_of(tx, &starts, &green)?;
+    if report.complete {
+        Ok(())
+    } else {
+        Err(DueDiligenceError::Incomplete(report.missing).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::green_lot::{ImportGreenLot, TransferGreenLot, WeightInput};
+    use crate::location::ImportLocation;
+    use crate::testing::{InMemoryStore, memory_roastery};
+    use roastery_domain::Violation;
+    use roastery_domain::due_diligence::{MissingReason, StatementInput};
+    use roastery_domain::weight::WeightUnit;
+    use rust_decimal::Decimal;
+
+    const PLOTS: &str = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":2}}]}"#;
+
+    fn kg(n: i64) -> WeightInput {
+        WeightInput {
+            amount: Decimal::from(n),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    fn input(statements: &[&str], plots: &str) -> DueDiligenceInput {
+        DueDiligenceInput {
+            country_of_production: "CO".into(),
+            production_from: "2025-10-01".into(),
+            production_to: "2026-02-28".into(),
+            plots: plots.into(),
+            suppliers: Vec::new(),
+            statements: statements
+                .iter()
+                .map(|r| StatementInput {
+                    reference_number: (*r).into(),
+                    verification_number: None,
+                    kind: "DDS".into(),
+                    role: "OWN".into(),
+                })
+                .collect(),
+            hs_code: None,
+        }
+    }
+
+    fn set(
+        app: &Roastery<InMemoryStore>,
+        lot: Uuid,
+        statements: &[&str],
+    ) -> Result<GreenLotWithDueDiligence, AppError> {
+        app.set_due_diligence(SetDueDiligence {
+            green_lot_id: lot,
+            input: input(statements, PLOTS),
+        })
+    }
+
+    /// An imported lot at A and the lot a transfer of part of it made at B.
+    fn imported_and_moved(app: &Roastery<InMemoryStore>) -> (Uuid, Uuid) {
+        let [a, b] = ["A", "B"].map(|name| {
+            app.import_location(ImportLocation {
+                name: name.into(),
+                external_id: Some(name.into()),
+            })
+            .unwrap()
+            .id
+        });
+        let lot = app
+            .import_green_lot(ImportGreenLot {
+                name: Some("Huila".into()),
+                external_id: Some("G-1".into()),
+                weight: kg(10),
+                ico_number: None,
+                price: None,
+                location_id: Some(a),
+                location_external_id: None,
+                projects: Vec::new(),
+                details: Default::default(),
+            })
+            .unwrap()
+            .lot
+            .id;
+        let moved = app
+            .transfer_green_lot(TransferGreenLot {
+                green_lot_id: lot,
+                weight: kg(4),
+                destination_location_id: b,
+            })
+            .unwrap()
+            .destination
+            .lot
+            .id;
+        (lot, moved)
+    }
+
+    #[test]
+    fn a_transferred_lot_answers_with_its_source_and_cannot_carry_its_own() {
+        let (app, _) = memory_roastery();
+        let (lot, moved) = imported_and_moved(&app);
+        let before = app.due_diligence_of(DueDiligenceOf::Lot(moved)).unwrap();
+        assert_eq!(before.sources.len(), 1);
+        assert_eq!(
+            before.missing.first().map(|m| (m.id, m.reason)),
+            Some((lot, MissingReason::NoDueDiligence))
+        );
+        let refused = set(&app, moved, &["A1"]).unwrap_err();
+        assert_eq!(refused.violation(), Some(Violation::BusinessRule));
+        assert!(refused.to_string().contains(&lot.to_string()), "{refused}");
+
+        set(&app, lot, &["A1"]).unwrap();
+        let after = app.due_diligence_of(DueDiligenceOf::Lot(moved)).unwrap();
+        assert!(after.complete);
+        assert_eq!(after.statements.len(), 1);
+        assert_eq!(after.plots.features.len(), 1);
+    }
+
+    #[test]
+    fn a_refused_due_diligence_leaves_the_stored_one() {
+        let (app, _) = memory_roastery();
+        let (lot, _) = imported_and_moved(&app);
+        set(&app, lot, &["KEEP"]).unwrap();
+        let bow_tie = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]},"properties":{}}]}"#;
+        let refused = app.set_due_diligence(SetDueDiligence {
+            green_lot_id: lot,
+            input: input(&["NEW"], bow_tie),
+        });
+        assert_eq!(
+            refused.unwrap_err().violation(),
+            Some(Violation::InvalidParameter)
+        );
+        let report = app.due_diligence_of(DueDiligenceOf::Lot(lot)).unwrap();
+        let kept: Vec<&str> = report
+            .statements
+            .iter()
+            .map(|s| s.reference_number.as_str())
+            .collect();
+        assert_eq!(kept, ["KEEP"]);
+    }
+
+    #[test]
+    fn unknown_lots_and_orders_are_not_found() {
+        let (app, _) = memory_roastery();
+        for of in [
+            DueDiligenceOf::Lot(Uuid::from_u128(7)),
+            DueDiligenceOf::Order(Uuid::from_u128(7)),
+        ] {
+            let e = app.due_diligence_of(of).unwrap_err();
+            assert_eq!(e.violation(), Some(Violation::NotFound));
+        }
+    }
+}

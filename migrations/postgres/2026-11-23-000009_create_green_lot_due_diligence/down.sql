@@ -1,0 +1,1 @@
+DROP TABLE green_lot_due_diligence;
