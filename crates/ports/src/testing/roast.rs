@@ -113,9 +113,14 @@ impl RoastRepo for MemTx {
     }
 
     fn roast_details_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, RoastDetails)>> {
-        Ok(ids
+        // Each stored lot once, however often it is asked for, as a database's `IN` answers.
+        Ok(self
+            .data
+            .roast
+            .details
             .iter()
-            .filter_map(|id| self.data.roast.details.get(id).map(|d| (*id, d.clone())))
+            .filter(|(id, _)| ids.contains(id))
+            .map(|(id, d)| (*id, d.clone()))
             .collect())
     }
 

@@ -38,6 +38,7 @@ macro_rules! store_contract {
             roast::roasted_lots_stock_write_back_and_listing,
             roast::profiles_by_id_external_id_and_ids,
             roast::curves_keep_their_order,
+            roast::roast_details_by_ids_answer_each_stored_lot_once,
             order::orders_and_products_by_external_ids_and_updates,
             ledger::ledger_entries_filter_and_page_newest_first,
         );

@@ -5,6 +5,9 @@ use roastery_domain::lot_source::{SourceInfo, UsedSource};
 use roastery_domain::profile::{Component, GreenLotRef, NewProfile, Profile};
 use roastery_domain::roast::{NewRoast, record_roast};
 use roastery_domain::roast_curve::{DataPoint, RoastCurve};
+use roastery_domain::roast_details::{
+    RoastDetails, RoastDetailsDraft, RoastValue, Temperature, Time,
+};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_ports::repo::{ProfileRepo, RoastRepo, SystemRepo};
@@ -211,4 +214,45 @@ pub fn curves_keep_their_order<S: Store>(store: S) {
         read(&store, |tx| tx.roast_details_by_ids(&[a.id, b.id])),
         vec![]
     );
+}
+
+/// Details with every field set, the measures in units other than the first of their list.
+pub fn full_details(technician: &str) -> RoastDetails {
+    RoastDetails::new(RoastDetailsDraft {
+        roast_technician: Some(technician.into()),
+        note: Some("even development, a touch long after first crack".into()),
+        start_temperature: Some(Temperature::parse(Decimal::new(2041, 1), "CELSIUS").unwrap()),
+        end_temperature: Some(Temperature::parse(Decimal::new(4215, 1), "FAHRENHEIT").unwrap()),
+        roast_value: Some(RoastValue::parse(Decimal::new(625, 1), "AGTRON_GOURMET").unwrap()),
+        roast_value2: Some(RoastValue::parse(Decimal::from(70), "TONINO").unwrap()),
+        roast_duration: Some(Time::parse(Decimal::new(115, 1), "MINUTE").unwrap()),
+        first_crack_time: Some(Time::parse(Decimal::from(480), "SECOND").unwrap()),
+        color_change_time: Some(Time::parse(Decimal::from(270_000), "MILLISECOND").unwrap()),
+        machine: Some("Probat P12".into()),
+    })
+    .unwrap()
+}
+
+pub fn roast_details_by_ids_answer_each_stored_lot_once<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let a = roasted(&store, 1, here.id, at(0), None);
+    let b = roasted(&store, 2, here.id, at(1), None);
+    let without = roasted(&store, 3, here.id, at(2), None);
+    let sparse = RoastDetails::new(RoastDetailsDraft {
+        start_temperature: Some(Temperature::parse(Decimal::from(-5), "CELSIUS").unwrap()),
+        ..RoastDetailsDraft::default()
+    })
+    .unwrap();
+    write(&store, |tx| {
+        tx.insert_roast_details(a.id, &full_details("Ana"))?;
+        tx.insert_roast_details(b.id, &sparse)
+    });
+    // Unknown ids, lots without details and repeated ids answer nothing more; the order is the
+    // store's (the use case puts them in the asked order).
+    let mut found = read(&store, |tx| {
+        tx.roast_details_by_ids(&[b.id, Uuid::from_u128(999), without.id, a.id, b.id])
+    });
+    found.sort_by_key(|(id, _)| *id);
+    assert_eq!(found, vec![(a.id, full_details("Ana")), (b.id, sparse)]);
+    assert_eq!(read(&store, |tx| tx.roast_details_by_ids(&[])), vec![]);
 }
