@@ -5,6 +5,7 @@
 //! whole list into one `#[test]` per function for a store, so the in-memory store the use cases
 //! are tested with cannot drift from the Diesel store on SQLite and PostgreSQL.
 
+pub mod blend;
 pub mod core;
 pub mod green_lot;
 pub mod ledger;
@@ -39,6 +40,7 @@ macro_rules! store_contract {
             roast::profiles_by_id_external_id_and_ids,
             roast::curves_keep_their_order,
             roast::roast_details_by_ids_answer_each_stored_lot_once,
+            blend::blended_lots_stock_write_back_and_listing,
             order::orders_and_products_by_external_ids_and_updates,
             ledger::ledger_entries_filter_and_page_newest_first,
         );
