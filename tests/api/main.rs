@@ -21,6 +21,7 @@ mod helpers;
 
 mod artisan;
 mod core;
+mod event;
 mod green;
 mod hardening;
 mod limits;

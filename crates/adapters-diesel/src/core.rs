@@ -3,11 +3,13 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use roastery_domain::account::{AccessGrant, Account};
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::Project;
 use roastery_domain::scope::ScopeSet;
 use roastery_ports::StoreError;
+use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
@@ -67,6 +69,34 @@ impl SystemRepo for DieselTx {
             .store()
             .map_err(crate::error::concurrent_insert)?;
         Ok(1)
+    }
+}
+
+impl DieselTx {
+    /// The last value of counter `name` (0 before its first use).
+    pub(crate) fn counter(&mut self, name: &str) -> StoreResult<i64> {
+        Ok(sequences::table
+            .find(name)
+            .select(sequences::last_value)
+            .first(self.conn())
+            .optional()
+            .store()?
+            .unwrap_or(0))
+    }
+
+    /// Sets counter `name` to `value`, creating it when needed.
+    pub(crate) fn set_counter(&mut self, name: &str, value: i64) -> StoreResult<()> {
+        let updated = diesel::update(sequences::table.find(name))
+            .set(sequences::last_value.eq(value))
+            .execute(self.conn())
+            .store()?;
+        if updated == 0 {
+            diesel::insert_into(sequences::table)
+                .values((sequences::name.eq(name), sequences::last_value.eq(value)))
+                .execute(self.conn())
+                .store()?;
+        }
+        Ok(())
     }
 }
 
@@ -217,6 +247,7 @@ impl LocationRow {
 
 impl LocationRepo for DieselTx {
     fn insert_location(&mut self, l: &Location) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Location, l.id), Change::Created);
         diesel::insert_into(locations::table)
             .values(LocationRow {
                 id: l.id.to_string(),
@@ -287,6 +318,7 @@ impl ProjectRow {
 
 impl ProjectRepo for DieselTx {
     fn insert_project(&mut self, p: &Project) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Project, p.id), Change::Created);
         diesel::insert_into(projects::table)
             .values(ProjectRow {
                 id: p.id.to_string(),

@@ -1,6 +1,8 @@
 //! Stored cuppings, cupped coffees and cupping results, and the lot existence check that
 //! cuppings and physical analyses share.
 
+use roastery_domain::event::{Change, Resource, Subject};
+use roastery_ports::repo::EventRepo as _;
 use std::collections::HashMap;
 
 use diesel::prelude::*;
@@ -192,6 +194,7 @@ impl CuppingRepo for DieselTx {
     }
 
     fn insert_cupping(&mut self, c: &Cupping) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Cupping, c.id()), Change::Created);
         diesel::insert_into(cuppings::table)
             .values(CuppingRow {
                 id: c.id().to_string(),
@@ -237,6 +240,7 @@ impl CuppingRepo for DieselTx {
     }
 
     fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Cupping, id), Change::Updated);
         diesel::update(cuppings::table.find(id.to_string()))
             .set(cuppings::state.eq(state.as_str()))
             .execute(self.conn())

@@ -41,6 +41,7 @@ mod connection;
 mod core;
 mod cupping;
 mod error;
+mod event;
 mod green;
 mod lock;
 mod migrate;

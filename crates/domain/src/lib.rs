@@ -24,6 +24,7 @@ pub mod bulk;
 pub mod cupping;
 pub mod cupping_result;
 pub mod decimal;
+pub mod event;
 pub mod green_lot;
 pub mod green_lot_details;
 pub mod ledger;
@@ -46,6 +47,7 @@ pub mod scope;
 pub mod stock;
 pub mod text;
 pub mod violation;
+pub mod webhook;
 pub mod weight;
 
 pub use violation::{BrokenRule, Violation};

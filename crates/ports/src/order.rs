@@ -203,7 +203,7 @@ impl<S: Store> Roastery<S> {
             .collect();
         skus.sort();
         skus.dedup();
-        self.store.write(|tx| {
+        self.write("mrp.order.setOrders", |tx| {
             // 2. Load.
             let stored = tx.orders_by_external_ids(&external_ids)?;
             let stored: HashMap<&str, &Order> =
@@ -243,7 +243,7 @@ impl<S: Store> Roastery<S> {
         // 1. Parse.
         let status = OrderStatus::parse(&cmd.status)?;
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("mrp.order.setOrderStatus", |tx| {
             // 2. Load.
             let mut order = tx
                 .order(cmd.order_id)?
@@ -265,7 +265,7 @@ impl<S: Store> Roastery<S> {
             .map(|a| Sku::parse(&a.sku).map_err(OrderError::from))
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("mrp.order.shipOrder", |tx| {
             // resource_not_found: the order, then each lot.
             let mut order = tx
                 .order(cmd.order_id)?

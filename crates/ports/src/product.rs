@@ -58,7 +58,7 @@ impl<S: Store> Roastery<S> {
             .collect();
         skus.sort();
         skus.dedup();
-        self.store.write(|tx| {
+        self.write("mrp.product.syncProducts", |tx| {
             // 2. Load.
             let stored = tx.products_by_external_ids(&external_ids)?;
             let stored: HashMap<&str, &Product> =

@@ -377,16 +377,19 @@ impl<S: Store> Roastery<S> {
         cmd: SetRoastedLotWeight,
     ) -> Result<RoastedLotView, AppError> {
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.roast.setRoastedLotWeight", |tx| {
             let mut lot = tx
                 .roasted_lot(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
             let before = lot.stock.weight();
-            lot.set_weight(
+            let change = lot.set_weight(
                 roastery_domain::weight::RequestedWeight::from(cmd.weight),
                 now,
             )?;
-            tx.update_roasted_lot_stock(&lot)?;
+            // Zero again on a consumed lot changes nothing: no write, no event.
+            if change != roastery_domain::stock::WeightChange::Unchanged {
+                tx.update_roasted_lot_stock(&lot)?;
+            }
             let movement = Movement {
                 lot: LotKey {
                     id: lot.id,
@@ -495,7 +498,7 @@ impl<S: Store> Roastery<S> {
         roast_curve::check_curves(&curves)?;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.roast.recordRoast", |tx| {
             if let Some(external_id) = &external_id
                 && let Some(imported) = imported_roast(tx, external_id)?
             {
@@ -600,7 +603,7 @@ impl<S: Store> Roastery<S> {
         )?;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.roast.importProfile", |tx| {
             // 2. Load: the green lots (the first unknown in component order), the reference
             //    roast, the projects, and whether the external id is taken.
             let ids = draft.green_lot_ids();

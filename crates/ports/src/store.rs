@@ -24,6 +24,8 @@ pub trait Repos:
     + ProductRepo
     + OrderRepo
     + TraceRepo
+    + EventRepo
+    + WebhookRepo
 {
 }
 
@@ -40,6 +42,8 @@ impl<T> Repos for T where
         + ProductRepo
         + OrderRepo
         + TraceRepo
+        + EventRepo
+        + WebhookRepo
 {
 }
 

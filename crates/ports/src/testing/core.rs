@@ -1,3 +1,5 @@
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -105,6 +107,10 @@ impl AccountRepo for MemTx {
 
 impl LocationRepo for MemTx {
     fn insert_location(&mut self, location: &Location) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Location, location.id),
+            Change::Created,
+        );
         self.data.core.locations.push(location.clone());
         Ok(())
     }
@@ -140,6 +146,7 @@ impl LocationRepo for MemTx {
 
 impl ProjectRepo for MemTx {
     fn insert_project(&mut self, project: &Project) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Project, project.id), Change::Created);
         self.data.core.projects.push(project.clone());
         Ok(())
     }

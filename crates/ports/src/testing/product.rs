@@ -1,5 +1,7 @@
 //! In-memory products.
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, Sku};
 
@@ -39,11 +41,20 @@ impl ProductRepo for MemTx {
     }
 
     fn insert_products(&mut self, products: &[Product]) -> StoreResult<()> {
+        for p in products {
+            self.record_change(Subject::new(Resource::Product, p.id), Change::Created);
+        }
         self.data.product.products.extend_from_slice(products);
         Ok(())
     }
 
     fn update_products(&mut self, updates: &[ProductUpdate]) -> StoreResult<()> {
+        for u in updates {
+            self.record_change(
+                Subject::new(Resource::Product, u.product.id),
+                Change::Updated,
+            );
+        }
         for update in updates {
             if let Some(stored) = self
                 .data
