@@ -1,45 +1,77 @@
 #!/usr/bin/env bash
-# A hot standby of the PostgreSQL server at 127.0.0.1:5432, on 127.0.0.1:${REPLICA_PORT:-5433},
-# made with pg_basebackup -R and kept streaming. Idempotent: a standby that already runs is left
-# alone. Prints the standby's URL (for ROASTERY_TEST_REPLICA_URL) on its last line.
+# A throw-away PostgreSQL primary and a hot standby streaming from it (pg_basebackup -R): two
+# clusters of their own in a temporary directory, on free loopback ports, each with its own
+# pg_hba.conf. The developer's own cluster and its configuration are never touched. Both are
+# stopped and removed when this script exits, however it exits.
+#
+#   tests/pg-replica.sh COMMAND [ARGS...]
+#       runs COMMAND with ROASTERY_TEST_DATABASE_URL naming the primary and
+#       ROASTERY_TEST_REPLICA_URL the standby (database `test` on each), then removes both and
+#       exits with COMMAND's status. E.g.
+#       tests/pg-replica.sh cargo test -p roastery-server --test instances -- listings_read_the_replica
+#   tests/pg-replica.sh
+#       prints both URLs and keeps the clusters until interrupted (Ctrl-C).
 set -euo pipefail
-port="${REPLICA_PORT:-5433}"
-primary_host=127.0.0.1
-primary_port=5432
-dir="${REPLICA_DIR:-/var/lib/postgresql/roastery-replica-$port}"
 bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
-as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
-
-if pg_isready -q -h 127.0.0.1 -p "$port"; then
-  echo "postgres://postgres@127.0.0.1:$port/test"
-  exit 0
+if [ "$(id -u)" = 0 ]; then
+  # initdb refuses to run as root: the clusters belong to the postgres user.
+  as_owner() { su postgres -s /bin/sh -c "$*"; }
+else
+  as_owner() { sh -c "$*"; }
 fi
 
-# Streaming replication needs a `replication` line in the primary's pg_hba.conf.
-hba="$(psql -h "$primary_host" -p "$primary_port" -U postgres -qtAc 'SHOW hba_file')"
-if ! grep -Eq '^[[:space:]]*host[[:space:]]+replication[[:space:]]+all[[:space:]]+127\.0\.0\.1/32' "$hba"; then
-  echo "host replication all 127.0.0.1/32 trust" >>"$hba"
-  psql -h "$primary_host" -p "$primary_port" -U postgres -qtAc 'SELECT pg_reload_conf()' >/dev/null
-fi
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
-# A copy that never started (or a stale one) is made again from scratch.
-as_postgres "'$bin/pg_ctl' -D '$dir' -m fast stop" >/dev/null 2>&1 || true
-rm -rf "$dir"
-as_postgres "'$bin/pg_basebackup' -h $primary_host -p $primary_port -U postgres -D '$dir' -R -X stream -c fast"
-# Debian keeps configuration files outside the data directory: the copy gets its own.
-as_postgres "cat > '$dir/postgresql.conf'" <<CONF
-port = $port
+work="$(mktemp -d "${TMPDIR:-/tmp}/roastery-replica.XXXXXX")"
+primary="$work/primary"
+standby="$work/standby"
+cleanup() {
+  as_owner "'$bin/pg_ctl' -D '$standby' -m immediate stop" >/dev/null 2>&1 || true
+  as_owner "'$bin/pg_ctl' -D '$primary' -m immediate stop" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+[ "$(id -u)" = 0 ] && chown postgres "$work"
+
+primary_port="$(free_port)"
+as_owner "'$bin/initdb' -D '$primary' -U postgres --auth=trust --locale=C -E UTF8 --no-sync" >/dev/null
+as_owner "cat >> '$primary/postgresql.conf'" <<CONF
+port = $primary_port
 listen_addresses = '127.0.0.1'
-unix_socket_directories = '/tmp'
+unix_socket_directories = '$work'
+wal_level = replica
+max_wal_senders = 4
 hot_standby = on
-max_connections = 100
-shared_buffers = 32MB
+# Throw-away data: no need to survive a power cut.
+fsync = off
 CONF
-as_postgres "cat > '$dir/pg_hba.conf'" <<'CONF'
+# Loopback only, this cluster only: the standby connects for replication.
+as_owner "cat > '$primary/pg_hba.conf'" <<'CONF'
 local all all trust
 host all all 127.0.0.1/32 trust
+host replication all 127.0.0.1/32 trust
 CONF
-as_postgres "'$bin/pg_ctl' -D '$dir' -l '$dir/server.log' -w start" >/dev/null
-for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p "$port" && break; sleep 1; done
-pg_isready -q -h 127.0.0.1 -p "$port"
-echo "postgres://postgres@127.0.0.1:$port/test"
+as_owner "'$bin/pg_ctl' -D '$primary' -l '$work/primary.log' -w start" >/dev/null
+"$bin/psql" -h 127.0.0.1 -p "$primary_port" -U postgres -qc 'CREATE DATABASE test' postgres
+
+standby_port="$(free_port)"
+as_owner "'$bin/pg_basebackup' -h 127.0.0.1 -p $primary_port -U postgres -D '$standby' -R -X stream -c fast"
+# The copy carries the primary's settings; the last `port` line wins.
+as_owner "echo 'port = $standby_port' >> '$standby/postgresql.conf'"
+as_owner "'$bin/pg_ctl' -D '$standby' -l '$work/standby.log' -w start" >/dev/null
+for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p "$standby_port" && break; sleep 1; done
+pg_isready -q -h 127.0.0.1 -p "$standby_port"
+
+export ROASTERY_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$primary_port/test"
+export ROASTERY_TEST_REPLICA_URL="postgres://postgres@127.0.0.1:$standby_port/test"
+if [ "$#" -gt 0 ]; then
+  "$@"
+else
+  echo "ROASTERY_TEST_DATABASE_URL=$ROASTERY_TEST_DATABASE_URL"
+  echo "ROASTERY_TEST_REPLICA_URL=$ROASTERY_TEST_REPLICA_URL"
+  echo "Ctrl-C stops and removes both clusters." >&2
+  while true; do sleep 3600; done
+fi

@@ -414,6 +414,15 @@ both_databases! {
             log.insert(key.into(), value);
             alog(&log)
         };
+        // Two samples 10^27 s apart, no events: milliseconds beyond any decimal.
+        let beyond_any_clock = {
+            let mut log = profile(16);
+            log.insert("timex".into(), json!([0.0, 1e27]));
+            log.insert("temp1".into(), json!([200.0, 201.0]));
+            log.insert("temp2".into(), json!([150.0, 151.0]));
+            log.remove("timeindex");
+            alog(&log)
+        };
         let cases: Vec<(String, &str)> = vec![
             ("not a log".into(), "not an Artisan log"),
             ("[1, 2, 3]".into(), "expected a dict, found a list"),
@@ -431,6 +440,7 @@ both_databases! {
             (with("weight", json!([1000.0, 850.0, "stone"])), "use one of g, Kg, lb, oz"),
             (with("mode", json!("K")), "`mode` is `K`; use C or F"),
             (with("timex", json!("0,1,2")), "`timex` must be a list, not a string"),
+            (beyond_any_clock, "`timex` sample 1 is out of range"),
         ];
         for (content, expected) in cases {
             let (status, answer) = app.call(&token, OP, body(&s, content.clone(), one_lot(&s))).await;

@@ -31,4 +31,5 @@ mod precedence;
 mod quality;
 mod roast;
 mod slow_clients;
+mod strangers;
 mod trace;

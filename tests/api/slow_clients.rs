@@ -9,10 +9,10 @@ use std::time::Duration;
 use crate::both_databases;
 use crate::helpers::*;
 
-type Tls = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
+pub(crate) type Tls = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
 
 /// A TLS connection to the test server, trusting the test certificate.
-fn connect(port: u16) -> Tls {
+pub(crate) fn connect(port: u16) -> Tls {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut roots = rustls::RootCertStore::empty();
     roots
@@ -33,7 +33,7 @@ fn connect(port: u16) -> Tls {
 }
 
 /// Everything the server sends until it closes the connection.
-fn read_until_closed(tls: &mut Tls) -> String {
+pub(crate) fn read_until_closed(tls: &mut Tls) -> String {
     let mut answer = Vec::new();
     match tls.read_to_end(&mut answer) {
         Ok(_) => {}

@@ -12,11 +12,11 @@ use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{BlendRepo, StoreResult};
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::OrStoreError;
 use crate::roast::{
     SourceRow, SourceTuple, group_sources, projects_from_db, projects_to_db, weight_from_db,
 };
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 

@@ -22,11 +22,53 @@ pub enum Backend {
 }
 
 /// A database URL, checked: `sqlite://PATH` or `postgres://…` / `postgresql://…`. Anything else
-/// is refused rather than guessed (a typo must not silently create a SQLite file).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// is refused rather than guessed (a typo must not silently create a SQLite file). Its `Debug`
+/// form hides the password.
+#[derive(Clone, PartialEq, Eq)]
 pub struct DatabaseUrl {
     url: String,
     backend: Backend,
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseUrl")
+            .field("url", &redact(&self.url))
+            .field("backend", &self.backend)
+            .finish()
+    }
+}
+
+/// `url` fit for a log line or a message: the password of its user part and any `password`
+/// parameter replaced by `***`, everything else (scheme, user, host, database) kept.
+pub fn redact(url: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let mut out = match base.split_once("://") {
+        // The user part ends at the last `@`: a password may hold `@` or `/`.
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((userinfo, host)) => match userinfo.split_once(':') {
+                Some((user, _password)) => format!("{scheme}://{user}:***@{host}"),
+                None => format!("{scheme}://{userinfo}@{host}"),
+            },
+            None => base.to_owned(),
+        },
+        None => base.to_owned(),
+    };
+    if let Some(query) = query {
+        let params: Vec<String> = query
+            .split('&')
+            .map(|param| match param.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => param.to_owned(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&params.join("&"));
+    }
+    out
 }
 
 impl DatabaseUrl {
@@ -210,6 +252,36 @@ impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SessionSettings
 
 pub(crate) type Pool = r2d2::Pool<Manager>;
 
+/// Says at start-up, at warn level, when PostgreSQL sessions could not be switched to
+/// untranslated messages (see `BEST_EFFORT_SETTINGS`): lock timeouts, cancelled statements and
+/// deadlocks are then recognised only while the server's own `lc_messages` is English.
+pub(crate) fn warn_if_messages_may_be_translated(pool: &Pool) {
+    #[derive(diesel::QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        lc_messages: String,
+    }
+    // An unreachable server is reported by the first use of the store, not here.
+    let Ok(mut conn) = pool.get() else {
+        return;
+    };
+    let AnyConnection::Postgresql(c) = &mut *conn else {
+        return;
+    };
+    use diesel::RunQueryDsl;
+    match diesel::sql_query("SHOW lc_messages").get_result::<Setting>(c) {
+        Ok(setting) if setting.lc_messages == "C" => {}
+        Ok(setting) => tracing::warn!(
+            lc_messages = %setting.lc_messages,
+            "this PostgreSQL role may not SET lc_messages = 'C'; lock timeouts and deadlocks are \
+             recognised by their English message, so unless the server's lc_messages is English \
+             they answer 500 instead of 503 or a retry (GRANT SET ON PARAMETER lc_messages to the \
+             role; docs/deploy.md)"
+        ),
+        Err(error) => tracing::warn!(%error, "could not read lc_messages"),
+    }
+}
+
 pub(crate) fn pool(url: &DatabaseUrl, options: &PoolOptions) -> Result<Pool, StoreError> {
     let default_size = match url.backend {
         Backend::Sqlite => 8,
@@ -231,6 +303,31 @@ pub(crate) fn pool(url: &DatabaseUrl, options: &PoolOptions) -> Result<Pool, Sto
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passwords_never_reach_a_log_line() {
+        let cases = [
+            ("postgres://u:secret@db/x", "postgres://u:***@db/x"),
+            (
+                "postgresql://u:p@ss/w@rd@db:5432/x",
+                "postgresql://u:***@db:5432/x",
+            ),
+            ("postgres://u@db/x", "postgres://u@db/x"),
+            (
+                "postgres://db/x?password=secret&sslmode=require",
+                "postgres://db/x?password=***&sslmode=require",
+            ),
+            ("sqlite://roastery.db", "sqlite://roastery.db"),
+        ];
+        for (url, shown) in cases {
+            assert_eq!(redact(url), shown);
+            let debug = format!("{:?}", DatabaseUrl::parse(url).unwrap());
+            assert!(
+                !debug.contains("secret") && !debug.contains("rd@"),
+                "{debug}"
+            );
+        }
+    }
 
     #[test]
     fn session_settings_carry_every_timeout_and_a_safe_name() {

@@ -6,18 +6,19 @@ use roastery_ports::repo::EventRepo as _;
 use std::collections::HashMap;
 
 use diesel::prelude::*;
-use roastery_domain::cupping::{CuppedCoffee, Cupping, CuppingState, LotRef};
+use roastery_domain::cupping::{CuppedCoffee, Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState, SensorialAttribute};
 use roastery_domain::decimal::{from_micros, to_micros};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_ports::StoreError;
 use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
@@ -30,8 +31,8 @@ pub(crate) fn lot_type(kind: LotKind) -> &'static str {
     kind.reference_type()
 }
 
-pub(crate) fn lot_ref(id: &str, reference_type: &str) -> StoreResult<LotRef> {
-    LotRef::parse(uuid("lot reference", id)?, reference_type)
+pub(crate) fn lot_ref(id: &str, reference_type: &str) -> StoreResult<TypedLotRef> {
+    TypedLotRef::parse(uuid("lot reference", id)?, reference_type)
         .map_err(|e| corrupt("lot reference", e))
 }
 

@@ -32,7 +32,7 @@ use roastery_ports::repo::*;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
-use crate::core::uuid;
+use crate::row::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::schema::{deliveries, events, webhooks};
 use crate::store::DieselTx;

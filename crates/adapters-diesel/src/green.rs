@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::lock::Locked;
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
 

@@ -17,13 +17,13 @@
 macro_rules! newest_first {
     ($query:ident, $page:expr, $at:expr, $id:expr) => {{
         let mut query = $query;
-        if let Some((at, id)) = $crate::core::keyset($page)? {
+        if let Some((at, id)) = $crate::row::keyset($page)? {
             let at = $crate::time::to_db(at);
             query = query.filter($at.le(at).and($at.lt(at).or($id.lt(id.to_string()))));
         }
         query
             .order(($at.desc(), $id.desc()))
-            .limit($crate::core::overfetch($page))
+            .limit($crate::row::overfetch($page))
     }};
 }
 
@@ -36,25 +36,31 @@ macro_rules! on_backend {
     };
 }
 
+mod account;
 mod blend;
 mod connection;
-mod core;
 mod cupping;
 mod error;
 mod event;
 mod green;
+mod location;
 mod lock;
 mod migrate;
 mod order;
 mod physical;
 mod product;
+mod project;
 mod rate_limit;
 mod roast;
+mod row;
 mod schema;
 mod store;
+mod system;
 mod time;
 mod trace;
 
-pub use connection::{AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name};
+pub use connection::{
+    AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name, redact,
+};
 pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};

@@ -15,8 +15,11 @@ const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgre
 /// An arbitrary, fixed key: server instances starting together take turns migrating.
 const MIGRATION_LOCK: i64 = 0x526f_6173_7465_7279;
 
-/// Runs pending migrations on a dedicated connection.
+/// Runs pending migrations on a dedicated connection. Instances starting together take turns:
+/// on PostgreSQL under an advisory lock, on SQLite under an exclusive lock of a file beside the
+/// database (each migration is its own transaction, so nothing inside SQLite spans the run).
 pub(crate) fn run(url: &DatabaseUrl) -> Result<(), StoreError> {
+    let _turn = sqlite_turn(url)?;
     let mut conn = url
         .establish()
         .map_err(|e| StoreError::Unavailable(e.to_string()))?;
@@ -52,6 +55,29 @@ pub(crate) fn run(url: &DatabaseUrl) -> Result<(), StoreError> {
         tracing::info!(applied, "database migrations applied");
     }
     Ok(())
+}
+
+/// The exclusive lock of `<database file>.migrate-lock`, held until dropped; `None` for
+/// PostgreSQL and for an in-memory SQLite database.
+fn sqlite_turn(url: &DatabaseUrl) -> Result<Option<std::fs::File>, StoreError> {
+    let Some(path) = url.sqlite_path() else {
+        return Ok(None);
+    };
+    if path.is_empty() || path.starts_with(":memory:") {
+        return Ok(None);
+    }
+    let lock_path = format!("{path}.migrate-lock");
+    let failed = |e: std::io::Error| {
+        StoreError::Unavailable(format!("locking {lock_path} for migrations: {e}"))
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(failed)?;
+    file.lock().map_err(failed)?;
+    Ok(Some(file))
 }
 
 fn check_foreign_keys(conn: &mut diesel::SqliteConnection) -> Result<(), StoreError> {

@@ -15,17 +15,17 @@ use std::collections::HashMap;
 use diesel::dsl::case_when;
 use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text, Timestamp};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::order::{CustomerType, Order, OrderItem, OrderStatus, Shipment};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::product::{CHUNK, Db};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
@@ -63,7 +63,7 @@ struct ShipmentRow {
 }
 
 fn shipment(row: ShipmentRow) -> StoreResult<Shipment> {
-    let lot = LotRef::parse(uuid("shipment", &row.lot_id)?, &row.lot_type)
+    let lot = TypedLotRef::parse(uuid("shipment", &row.lot_id)?, &row.lot_type)
         .map_err(|e| corrupt("shipment", e))?;
     let unit = WeightUnit::parse(&row.weight_unit).map_err(|e| corrupt("shipment", e))?;
     Ok(Shipment {

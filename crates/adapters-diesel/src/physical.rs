@@ -10,9 +10,9 @@ use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 
-use crate::core::uuid;
 use crate::cupping::{lot_ref, lot_type, micros};
 use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 

@@ -19,8 +19,8 @@ use roastery_domain::product::{PackageSize, Product, Sku, Variant};
 use roastery_ports::repo::*;
 
 use crate::connection::AnyConnection;
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 

@@ -27,8 +27,8 @@ use roastery_ports::repo::{RoastRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
 

@@ -51,6 +51,7 @@ impl DieselStore {
         let url = DatabaseUrl::parse(url)?;
         crate::migrate::run(&url)?;
         let pool = connection::pool(&url, options)?;
+        connection::warn_if_messages_may_be_translated(&pool);
         Ok(Self {
             pool,
             replica: None,

@@ -12,20 +12,21 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp};
-use roastery_domain::cupping::{Cupping, LotRef};
+use roastery_domain::cupping::Cupping;
 use roastery_domain::ledger::{Direction, Edge, EdgeKind, EntryKind, LedgerEntry, Reference};
 use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
-use crate::core::uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::order::OrderRow;
 use crate::product::CHUNK;
+use crate::row::uuid;
 use crate::schema::{ledger_entries, orders, shipments};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
@@ -65,8 +66,8 @@ fn entry_row(e: &LedgerEntry) -> EntryRow {
     }
 }
 
-fn lot_ref(id: &str, lot_type: &str) -> StoreResult<LotRef> {
-    LotRef::parse(uuid("lot", id)?, lot_type).map_err(|e| corrupt("lot reference", e.0))
+fn lot_ref(id: &str, lot_type: &str) -> StoreResult<TypedLotRef> {
+    TypedLotRef::parse(uuid("lot", id)?, lot_type).map_err(|e| corrupt("lot reference", e.0))
 }
 
 fn unit(code: &str) -> StoreResult<WeightUnit> {
@@ -361,7 +362,7 @@ impl TraceRepo for DieselTx {
             .collect()
     }
 
-    fn trace_edges(&mut self, start: LotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
+    fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
         let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
         let sql = trace_sql(postgres, start.id, direction);
         let rows: Vec<EdgeRow> = self.load_sql(sql)?;
@@ -380,7 +381,7 @@ impl TraceRepo for DieselTx {
             .collect()
     }
 
-    fn traced_lots(&mut self, lots: &[LotRef]) -> StoreResult<Vec<TracedLot>> {
+    fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
         let mut found = Vec::with_capacity(lots.len());
         for chunk in lots.chunks(1000) {
             let mut selects = Vec::new();

@@ -92,7 +92,13 @@ fn bulk_summary(err: AppError) -> Vec<(usize, String, Violation)> {
     };
     items
         .into_iter()
-        .map(|i| (i.index, i.external_id.unwrap_or_default(), i.violation))
+        .map(|i| {
+            (
+                i.index,
+                i.external_id.unwrap_or_default(),
+                i.rejection.violation(),
+            )
+        })
         .collect()
 }
 
@@ -217,22 +223,24 @@ fn scenario(url: &str) {
     }
 
     // Status machine.
-    let set = |id, status: &str| {
+    let set = |id, status: OrderStatus| {
         app.set_order_status(SetOrderStatus {
             order_id: id,
-            status: status.into(),
+            status,
         })
     };
     assert_eq!(
-        set(synced[20].id, "IN_PROGRESS").unwrap().status,
+        set(synced[20].id, OrderStatus::InProgress).unwrap().status,
         OrderStatus::InProgress
     );
     assert_eq!(
-        set(synced[21].id, "CANCELLED").unwrap().status,
+        set(synced[21].id, OrderStatus::Cancelled).unwrap().status,
         OrderStatus::Cancelled
     );
     assert_eq!(
-        set(synced[21].id, "OPEN").unwrap_err().violation(),
+        set(synced[21].id, OrderStatus::Open)
+            .unwrap_err()
+            .violation(),
         Some(Violation::BusinessRule)
     );
 
@@ -271,7 +279,7 @@ fn scenario(url: &str) {
         .collect();
     assert_eq!(ext, ["o-12", "o-11", "o-10"]);
     let cancelled = ListOrders {
-        status: Some("CANCELLED".into()),
+        status: Some(OrderStatus::Cancelled),
         ..ListOrders::default()
     };
     let ext: Vec<_> = orders(&app, cancelled)

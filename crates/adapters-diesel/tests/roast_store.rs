@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use roastery_adapters_diesel::DieselStore;
+use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
 use roastery_domain::page::{Limit, PageRequest};
@@ -26,13 +27,15 @@ use roastery_domain::profile::{Component, GreenLotRef, NewProfile, Profile};
 use roastery_domain::roast::{NewRoast, record_roast};
 use roastery_domain::roast_curve::{DataPoint, RoastCurve};
 use roastery_domain::roast_details::{RoastDetails, Temperature, Time};
+use roastery_domain::roast_log::{LogWeight, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::blend::CreateBlend;
-use roastery_ports::green_lot::WeightInput;
+use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::repo::{BlendRepo, RoastRepo, SystemRepo};
+use roastery_ports::roast::ImportRoastLog;
 use roastery_ports::testing::{ManualClock, SequentialIds};
 use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
@@ -355,4 +358,96 @@ fn opposite_blends_on_postgres() {
     };
     opposite_blends(DieselStore::open(&db.url, Some(2)).unwrap());
     assert_eq!(support::deadlocks(&db.url), 0, "PostgreSQL broke deadlocks");
+}
+
+/// The same roast log imported by several clients at once (a retry racing the original): every
+/// import answers the one roasted lot it made, none "the lot is consumed", and the green lot
+/// gave its weight once.
+fn simultaneous_imports_of_one_log(store: DieselStore) {
+    const ROUNDS: usize = 8;
+    const CLIENTS: usize = 3;
+    let (app, _clock, location) = floor(store, None);
+    for round in 0..ROUNDS {
+        let green = app
+            .import_green_lot(ImportGreenLot {
+                name: Some(format!("Guji {round}")),
+                external_id: Some(format!("green-{round}")),
+                weight: input("10"),
+                ico_number: None,
+                price: None,
+                location_id: Some(location.id),
+                location_external_id: None,
+                projects: Vec::new(),
+                details: GreenLotDetails::default(),
+            })
+            .unwrap()
+            .lot
+            .id;
+        let samples = || (0..3).map(|i| Some(Decimal::from(150 + i))).collect();
+        let log = RoastLog {
+            title: Some("Morning roast".into()),
+            roast_uuid: format!("log-{round}"),
+            roast_epoch: Decimal::from(1_767_225_600),
+            timex: (0..3).map(Decimal::from).collect(),
+            temp1: samples(),
+            temp2: samples(),
+            // The whole lot goes in: after the first import it is consumed.
+            weight: Some(LogWeight {
+                green: Decimal::from(10),
+                roasted: Decimal::from_str("8.5").unwrap(),
+                unit: "Kg".into(),
+            }),
+            ..RoastLog::default()
+        };
+        let start = std::sync::Barrier::new(CLIENTS);
+        let answers: Vec<_> = std::thread::scope(|s| {
+            let clients: Vec<_> = (0..CLIENTS)
+                .map(|_| {
+                    s.spawn(|| {
+                        start.wait();
+                        app.import_roast_log(ImportRoastLog {
+                            log: log.clone(),
+                            location_id: location.id,
+                            green_lots: vec![(green, None)],
+                            name: None,
+                            profile_id: None,
+                            projects: vec![],
+                        })
+                    })
+                })
+                .collect();
+            clients.into_iter().map(|c| c.join().unwrap()).collect()
+        });
+        let ids: Vec<Uuid> = answers
+            .into_iter()
+            .map(|a| {
+                a.expect("every import answers the roast")
+                    .roasted_lot
+                    .lot
+                    .id
+            })
+            .collect();
+        assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+        let lot = app
+            .store()
+            .read(|tx| Ok(tx.roasted_lot_by_external_id(&format!("log-{round}"))?))
+            .unwrap()
+            .unwrap();
+        assert_eq!(lot.id, ids[0]);
+        assert_eq!(lot.stock.weight(), kg("8.5"));
+    }
+}
+
+#[test]
+fn simultaneous_imports_of_one_log_on_sqlite() {
+    let db = support::sqlite();
+    simultaneous_imports_of_one_log(DieselStore::open(&db.url, Some(4)).unwrap());
+}
+
+#[test]
+fn simultaneous_imports_of_one_log_on_postgres() {
+    let Some(db) = support::postgres("roast_log_imports") else {
+        return;
+    };
+    simultaneous_imports_of_one_log(DieselStore::open(&db.url, Some(4)).unwrap());
 }

@@ -3,7 +3,8 @@
 
 use roastery_ports::green_lot::GreenLotView;
 
-use crate::ops::green::{GreenLotDto, GreenLotsResult};
+use crate::ops::green::GreenLotsResult;
+use crate::wire::GreenLotDto;
 use crate::wire::{Envelope, PageInfo, PageMeta};
 
 /// The body of a `listGreenLots` page: the same types and serializer as the handler.

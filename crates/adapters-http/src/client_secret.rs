@@ -4,17 +4,22 @@
 //! things keep a burst of token requests from taking the process down with it:
 //!
 //! - **At most one check per core at a time.** Further requests wait for a permit on the async
-//!   runtime, holding neither a blocking thread nor hash memory while they wait. Each permit
-//!   comes with one argon2 working memory, kept and reused, so memory stays at one hash's worth
-//!   per core however many checks run.
+//!   runtime, holding neither a blocking thread nor hash memory while they wait; one that waits
+//!   longer than [`CHECK_WAIT`] answers 503 with `Retry-After`. The permit belongs to the
+//!   blocking work, not to the request: a client that hangs up while its check runs frees
+//!   nothing until the hash is done, and one that hangs up while waiting starts nothing. Each
+//!   permit comes with one argon2 working memory, kept and reused, so memory stays at one hash's
+//!   worth per core however many checks run or are abandoned.
 //! - **A successful check is remembered briefly**, keyed by client id and a keyed digest of the
 //!   secret (never the secret itself), together with the stored hash it matched. A request whose
 //!   secret digest and the account's current hash both match skips argon2; a different secret, or
 //!   a rotated one (a new stored hash), is checked in full. The account itself is still read for
 //!   every request, so a revoked account is refused at once, as before.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use actix_web::http::StatusCode;
 use hmac::{Hmac, Mac};
 use roastery_ports::secret::SecretCheckMemory;
 use sha2::Sha256;
@@ -22,15 +27,36 @@ use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
 
+/// The longest a secret check waits for its turn before the request is answered 503.
+pub(crate) const CHECK_WAIT: Duration = Duration::from_secs(5);
+
 /// (client id, keyed digest of the secret) → the stored hash the secret matched.
 type Verified = moka::sync::Cache<(String, [u8; 32]), String>;
 
 pub(crate) struct SecretChecks {
-    permits: Semaphore,
+    permits: Arc<Semaphore>,
+    /// How long a check waits for a permit ([`CHECK_WAIT`]).
+    wait: Duration,
     /// One argon2 working memory per permit, reused (see [`SecretCheckMemory`]).
-    memory: std::sync::Mutex<Vec<SecretCheckMemory>>,
+    memory: Arc<Mutex<Vec<SecretCheckMemory>>>,
     verified: Verified,
     digest_key: [u8; 32],
+}
+
+/// A permit holder's working memory: a kept one, or a new one until there is one per permit.
+fn take_memory(memories: &Mutex<Vec<SecretCheckMemory>>) -> SecretCheckMemory {
+    memories
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .pop()
+        .unwrap_or_default()
+}
+
+fn give_back(memories: &Mutex<Vec<SecretCheckMemory>>, memory: SecretCheckMemory) {
+    memories
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(memory);
 }
 
 impl SecretChecks {
@@ -40,8 +66,9 @@ impl SecretChecks {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let digest_key: [u8; 32] = rand::random();
         Self {
-            permits: Semaphore::new(cores),
-            memory: std::sync::Mutex::new(Vec::with_capacity(cores)),
+            permits: Arc::new(Semaphore::new(cores)),
+            wait: CHECK_WAIT,
+            memory: Arc::new(Mutex::new(Vec::with_capacity(cores))),
             verified: moka::sync::Cache::builder()
                 .max_capacity(10_000)
                 .time_to_live(ttl)
@@ -65,37 +92,40 @@ impl SecretChecks {
         {
             return Ok(true);
         }
-        let permit = self.permits.acquire().await.map_err(ApiError::internal)?;
-        let mut memory = self.take_memory();
+        let permit = tokio::time::timeout(self.wait, Arc::clone(&self.permits).acquire_owned())
+            .await
+            .map_err(|_| {
+                tracing::warn!(
+                    "client secret checks are saturated; a token request waited too long"
+                );
+                ApiError {
+                    retry_after: Some(1),
+                    ..ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "server_error",
+                        "too many token requests are being checked; retry shortly",
+                    )
+                }
+            })?
+            .map_err(ApiError::internal)?;
+        let memories = Arc::clone(&self.memory);
         let (secret, hash) = (secret.to_owned(), stored_hash.to_owned());
-        let (matched, hash, memory) = actix_web::web::block(move || {
+        // Everything the hash needs moves into the blocking work, the permit included: if this
+        // future is dropped (the client hung up), the hash still runs to its end holding its
+        // permit and its reused memory, so abandoned requests cannot add checks or memories.
+        let (matched, hash) = actix_web::web::block(move || {
+            let _permit = permit;
+            let mut memory = take_memory(&memories);
             let matched = memory.verify(&secret, &hash);
-            (matched, hash, memory)
+            give_back(&memories, memory);
+            (matched, hash)
         })
         .await
         .map_err(ApiError::internal)?;
-        self.give_back(memory);
-        drop(permit);
         if matched {
             self.verified.insert(key, hash);
         }
         Ok(matched)
-    }
-
-    /// A permit holder's working memory: a kept one, or a new one until there is one per permit.
-    fn take_memory(&self) -> SecretCheckMemory {
-        self.memory
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop()
-            .unwrap_or_default()
-    }
-
-    fn give_back(&self, memory: SecretCheckMemory) {
-        self.memory
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(memory);
     }
 
     /// HMAC-SHA-256 of the secret under a key drawn at start: fast, and useless to anyone who
@@ -199,6 +229,61 @@ mod tests {
             .collect();
         for check in many {
             assert!(!check.await.unwrap().unwrap());
+        }
+        let kept = checks.memory.lock().unwrap().len();
+        assert!(
+            (1..=permits).contains(&kept),
+            "{kept} memories for {permits} permits"
+        );
+    }
+
+    #[actix_web::test]
+    async fn a_check_waiting_past_its_limit_answers_503_with_retry_after() {
+        let mut checks = SecretChecks::new(Duration::from_secs(30));
+        checks.wait = Duration::from_millis(100);
+        let permits = checks.permits.available_permits();
+        let held = Arc::clone(&checks.permits)
+            .acquire_many_owned(u32::try_from(permits).unwrap())
+            .await
+            .unwrap();
+        let hash = hash_secret("right").unwrap();
+        let refused = checks.matches("rc-1", "right", &hash).await.unwrap_err();
+        assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(refused.code, "server_error");
+        assert_eq!(refused.retry_after, Some(1));
+        drop(held);
+        assert!(checks.matches("rc-1", "right", &hash).await.unwrap());
+    }
+
+    #[actix_web::test]
+    async fn checks_abandoned_mid_hash_keep_their_permit_and_give_their_memory_back() {
+        let checks = Arc::new(SecretChecks::new(Duration::from_secs(30)));
+        let permits = checks.permits.available_permits();
+        let hash = hash_secret("right").unwrap();
+        // Every permit taken by a running check, and as many again waiting.
+        let requests: Vec<_> = (0..2 * permits)
+            .map(|k| {
+                let (checks, hash) = (checks.clone(), hash.clone());
+                actix_web::rt::spawn(async move {
+                    checks.matches("rc-1", &format!("wrong-{k}"), &hash).await
+                })
+            })
+            .collect();
+        while checks.permits.available_permits() > 0 {
+            tokio::task::yield_now().await;
+        }
+        // Every client hangs up.
+        for request in &requests {
+            request.abort();
+        }
+        for request in requests {
+            // Cancelled, or finished just before the hang-up: either way it is over.
+            let _ = request.await;
+        }
+        // The running hashes finish and return their permits and memories; the waiting ones
+        // never started.
+        while checks.permits.available_permits() < permits {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
         let kept = checks.memory.lock().unwrap().len();
         assert!(

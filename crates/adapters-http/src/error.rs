@@ -1,14 +1,16 @@
 //! The one table from errors to HTTP status and `error.code`.
 //!
-//! Domain rules reach this adapter as a [`Violation`] category; transport failures (content type,
-//! JSON, method, auth, limits) are raised here. Internal failures are logged with their cause and
-//! answered without it.
+//! Domain rules reach this adapter whole, as a [`Rejection`] holding the domain error: its
+//! [`Violation`] category picks the status and code in [`violation_status`], its message is shown,
+//! and the error itself stays on the [`ApiError`] so tests can name the exact rule. Transport
+//! failures (content type, JSON, method, auth, limits) are raised here. Internal failures are
+//! logged with their cause and answered without it.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use roastery_domain::Violation;
-use roastery_ports::{AppError, StoreError};
+use roastery_ports::{AppError, Rejection, StoreError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -21,6 +23,8 @@ pub struct ApiError {
     pub message: String,
     pub details: Option<Vec<ErrorDetail>>,
     pub retry_after: Option<u64>,
+    /// The domain error answered, when the answer is a broken rule; never serialised.
+    pub rejection: Option<Rejection>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -71,6 +75,20 @@ impl ApiError {
             message: message.into(),
             details: None,
             retry_after: None,
+            rejection: None,
+        }
+    }
+
+    /// A broken domain rule; `field`, when given, is the request field it concerns and leads
+    /// the message.
+    pub fn rejected(rejection: Rejection, field: Option<&str>) -> Self {
+        let message = match field {
+            Some(field) => format!("{field}: {rejection}"),
+            None => rejection.message(),
+        };
+        Self {
+            rejection: Some(rejection.clone()),
+            ..Self::violation(rejection.violation(), message)
         }
     }
 
@@ -141,15 +159,15 @@ impl ApiError {
 impl From<AppError> for ApiError {
     fn from(err: AppError) -> Self {
         match err {
-            AppError::Rejected(r) => Self::violation(r.violation, r.message),
+            AppError::Rejected(r) => Self::rejected(r, None),
             AppError::Bulk(items) => {
                 let details: Vec<ErrorDetail> = items
                     .into_iter()
                     .map(|item| ErrorDetail {
                         index: item.index,
                         external_id: item.external_id,
-                        code: violation_status(item.violation).1,
-                        message: item.message,
+                        code: violation_status(item.rejection.violation()).1,
+                        message: item.rejection.message(),
                     })
                     .collect();
                 Self {
@@ -223,7 +241,9 @@ impl ResponseError for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use roastery_ports::{ItemFailure, Rejection};
+    use roastery_domain::order::OrderError;
+    use roastery_domain::project::ProjectError;
+    use roastery_ports::ItemFailure;
 
     #[test]
     fn every_violation_has_its_status_and_code() {
@@ -249,8 +269,10 @@ mod tests {
         let err = ApiError::from(AppError::Bulk(vec![ItemFailure {
             index: 3,
             external_id: Some("o-3".into()),
-            violation: Violation::NotFound,
-            message: "sku X does not exist".into(),
+            rejection: Rejection::new(OrderError::UnknownSkus {
+                external_id: "o-3".into(),
+                skus: vec!["X".into()],
+            }),
         }]));
         assert_eq!(
             (err.status.as_u16(), err.code),
@@ -268,10 +290,17 @@ mod tests {
         let err = ApiError::from(AppError::Store(StoreError::Internal("secret sql".into())));
         assert_eq!((err.status.as_u16(), err.code), (500, "server_error"));
         assert!(!err.message.contains("secret"));
-        let err = ApiError::from(AppError::Rejected(Rejection::new(
-            Violation::Conflict,
-            "dup",
-        )));
-        assert_eq!(err.code, "resource_conflict");
+    }
+
+    #[test]
+    fn a_rejected_request_keeps_its_domain_error() {
+        let broken = ProjectError::DuplicateName("Q3".into());
+        let err = ApiError::from(AppError::from(broken.clone()));
+        assert_eq!((err.status.as_u16(), err.code), (422, "resource_conflict"));
+        assert_eq!(err.message, broken.to_string());
+        assert_eq!(
+            err.rejection.as_ref().and_then(Rejection::rule),
+            Some(&broken)
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! `POST /rpc/v1/{operation}`: the checks every operation shares, in the contract's order of
 //! precedence (405 → 401 → 403 → 429 → 400 → 422), then the operation itself.
 
-use actix_web::http::{Method, header};
+use actix_web::http::{ConnectionType, Method, header};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use roastery_ports::Store;
 
@@ -17,17 +17,24 @@ pub async fn rpc<S: Store>(
     payload: web::Payload,
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
-    // Read first, judge later: an unread body would close the connection.
-    let body = read_body(payload, MAX_BODY, state.body_timeout).await;
-    if req.method() != Method::POST {
-        return Err(ApiError::method_not_allowed(
+    let found = if req.method() == Method::POST {
+        Operation::find(&operation).ok_or_else(|| {
+            ApiError::method_not_allowed(format!("`{operation}` is not an operation of this API"))
+        })
+    } else {
+        Err(ApiError::method_not_allowed(
             "operations are called with POST",
-        ));
-    }
-    let operation = Operation::find(&operation).ok_or_else(|| {
-        ApiError::method_not_allowed(format!("`{operation}` is not an operation of this API"))
-    })?;
-    let grant = authenticate(&state, &req).await?;
+        ))
+    };
+    let grant = match authenticate(&state, &req).await {
+        Ok(grant) => grant,
+        // A stranger's body is never read (api-decisions §4): the answer closes the connection,
+        // so nothing it sends is buffered or waited for.
+        Err(refused) => return Ok(closing(found.err().unwrap_or(refused))),
+    };
+    // Known caller: read the body before judging, so an error answer keeps the connection.
+    let body = read_body(payload, MAX_BODY, state.body_timeout).await;
+    let operation = found?;
     require_scope(&grant, operation.scope())?;
     let decision = match state.rate_limits.as_ref() {
         Some(limits) => Some(limits.check_operation(&grant.client_id).await),
@@ -54,6 +61,15 @@ pub async fn rpc<S: Store>(
     let mut response = outcome.unwrap_or_else(|err| err.error_response());
     decision.apply(response.headers_mut());
     Ok(response)
+}
+
+/// `err` as an answer that closes its connection, the request's body left unread.
+fn closing(err: ApiError) -> HttpResponse {
+    let mut response = err.error_response();
+    response
+        .head_mut()
+        .set_connection_type(ConnectionType::Close);
+    response
 }
 
 /// `Content-Type: application/json`, optionally with parameters such as `charset`.

@@ -18,6 +18,14 @@ use utoipa::ToSchema;
 use crate::body::read_body;
 use crate::state::AppState;
 
+/// Longest `client_id` looked at (api-decisions §4): longer ones are refused before any lookup,
+/// rate-limit bucket or cache key is made of them.
+pub const MAX_CLIENT_ID: usize = 200;
+
+/// Largest token request body: a client credentials form is a few hundred bytes, and this body
+/// is read before the caller is known, so it is held far below the operations' 1 MiB.
+pub const MAX_TOKEN_BODY: usize = 16 * 1024;
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TokenResponse {
     pub access_token: String,
@@ -122,7 +130,7 @@ pub async fn token<S: Store>(
     payload: web::Payload,
     state: web::Data<AppState<S>>,
 ) -> HttpResponse {
-    let body = read_body(payload, crate::body::MAX_BODY, state.body_timeout).await;
+    let body = read_body(payload, MAX_TOKEN_BODY, state.body_timeout).await;
     if req.method() != actix_web::http::Method::POST {
         return oauth_error(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -144,7 +152,10 @@ pub async fn token<S: Store>(
         return bad_request("Content-Type must be application/x-www-form-urlencoded").response();
     }
     let Ok(body) = body else {
-        return bad_request("the request body is too large").response();
+        return bad_request(&format!(
+            "the request body is larger than {MAX_TOKEN_BODY} bytes"
+        ))
+        .response();
     };
     let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&body) else {
         return bad_request("the body is not a valid form").response();
@@ -191,6 +202,11 @@ pub async fn token<S: Store>(
             (Some(c), None) | (None, Some(c)) => c,
             (None, None) => return Err(invalid_client()),
         };
+        if credentials.0.chars().count() > MAX_CLIENT_ID {
+            return Err(bad_request(&format!(
+                "client_id is longer than {MAX_CLIENT_ID} characters"
+            )));
+        }
         Ok((credentials, field("scope")?))
     })();
     let ((client_id, client_secret), scope) = match outcome {
@@ -258,10 +274,18 @@ async fn issue<S: Store>(
         Ok(Err(TokenError::InvalidScope(message))) => {
             oauth_error(StatusCode::BAD_REQUEST, "invalid_scope", &message)
         }
-        Ok(Err(TokenError::Internal(err))) => {
-            let err = crate::error::ApiError::from(err);
-            oauth_error(err.status, "server_error", &err.message)
-        }
-        Err(err) => oauth_error(err.status, "server_error", &err.message),
+        Ok(Err(TokenError::Internal(err))) => server_error(&crate::error::ApiError::from(err)),
+        Err(err) => server_error(&err),
     }
+}
+
+/// A failure of the service itself, with its `Retry-After` when it is a passing one (503).
+fn server_error(err: &crate::error::ApiError) -> HttpResponse {
+    let mut response = oauth_error(err.status, "server_error", &err.message);
+    if let Some(seconds) = err.retry_after
+        && let Ok(value) = header::HeaderValue::from_str(&seconds.to_string())
+    {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
 }

@@ -1,5 +1,8 @@
 //! Wire types shared by every operation: exact decimal numbers, instants, weights, prices, the
-//! read and write request shapes, and the success envelope.
+//! read and write request shapes, the success envelope, and the pieces several namespaces read or
+//! write (references, date filters, used lots, name lists, green lots). A handler module holds
+//! only its own operations' requests and results; whatever two namespaces share lives here, so no
+//! handler module borrows another's types.
 //!
 //! Amounts never pass through floating point: a JSON number is read from its own text into a
 //! decimal and written back as text.
@@ -8,7 +11,7 @@ use std::str::FromStr;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use roastery_domain::price::{Currency, Price, PriceError};
-use roastery_domain::weight::{Weight, WeightError, WeightUnit};
+use roastery_domain::weight::{Weight, WeightUnit};
 use rust_decimal::Decimal;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -17,7 +20,23 @@ use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaTy
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
+use roastery_ports::Rejection;
+
 use crate::error::ApiError;
+
+mod date;
+mod green_lot;
+mod input;
+mod reference;
+
+pub use date::{DateFrom, DateRange};
+pub use green_lot::GreenLotDto;
+pub use input::{
+    UsedLotData, names, price_input, used_lots, used_lots_weight_optional, weight_input,
+};
+pub use reference::{
+    LocationRefDto, LotRefDto, LotSourceDto, NameDto, ObjectRefDto, ProjectNameDto,
+};
 
 /// An exact decimal carried as a JSON number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,13 +238,10 @@ impl From<Price> for PriceDto {
     }
 }
 
-fn rule(field: &str, err: impl roastery_domain::BrokenRule) -> ApiError {
-    ApiError::violation(err.violation(), format!("{field}: {err}"))
-}
-
-/// Rejects a weight error with the field it concerns.
-pub fn weight_rule(field: &str, err: WeightError) -> ApiError {
-    rule(field, err)
+/// A value of `field` the domain refuses (an unknown unit or enum name, a negative weight),
+/// answered with the rule's category and the field it concerns.
+pub fn rule(field: &str, err: impl roastery_domain::BrokenRule) -> ApiError {
+    ApiError::rejected(Rejection::new(err), Some(field))
 }
 
 /// A required field of a request.

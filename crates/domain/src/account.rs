@@ -114,7 +114,10 @@ impl AccessGrant {
         Self {
             client_id: account.client_id.clone(),
             scopes,
-            expires_at: now + TOKEN_LIFETIME,
+            // Only at the end of time could this overflow; such a grant simply never expires.
+            expires_at: now
+                .checked_add_signed(TOKEN_LIFETIME)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC),
         }
     }
 
@@ -127,10 +130,7 @@ impl AccessGrant {
 mod tests {
     use super::*;
     use crate::scope::Scope;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
+    use crate::test_values::now;
 
     fn account(scopes: &str) -> Account {
         Account::open("c1".into(), "ERP", ScopeSet::parse(scopes).unwrap(), now()).unwrap()

@@ -141,22 +141,9 @@ mod tests {
     use super::*;
     use crate::lot_source::SourceInfo;
     use crate::stock::StockError;
+    use crate::test_values::{kg, now, source, w};
     use crate::weight::{Weight, WeightUnit};
     use proptest::prelude::*;
-    use rust_decimal::Decimal;
-    use std::str::FromStr;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
-
-    fn w(amount: &str, unit: WeightUnit) -> Weight {
-        Weight::new(Decimal::from_str(amount).unwrap(), unit).unwrap()
-    }
-
-    fn kg(amount: &str) -> Weight {
-        w(amount, WeightUnit::Kg)
-    }
 
     fn info(n: u128) -> SourceInfo {
         SourceInfo {
@@ -282,25 +269,6 @@ mod tests {
             BlendError::ZeroBlendWeight(WeightUnit::Kg).violation(),
             Violation::InvalidWeight
         );
-    }
-
-    fn unit() -> impl Strategy<Value = WeightUnit> {
-        prop_oneof![Just(WeightUnit::Kg), Just(WeightUnit::Lbs)]
-    }
-
-    fn source() -> impl Strategy<Value = (i64, WeightUnit, i64, WeightUnit)> {
-        (
-            prop_oneof![1 => Just(0i64), 9 => 1i64..50_000_000],
-            unit(),
-            0i64..=105,
-            unit(),
-        )
-            .prop_map(|(held, held_unit, share, used_unit)| {
-                let used = Weight::from_micros(held * share / 100, held_unit)
-                    .unwrap()
-                    .to_unit(used_unit);
-                (held, held_unit, used.micros(), used_unit)
-            })
     }
 
     proptest! {

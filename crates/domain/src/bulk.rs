@@ -56,7 +56,7 @@ pub fn check_size(field: &'static str, count: usize) -> Result<(), BulkError> {
 /// Why one item of a bulk call was refused: its position in `data`, its external id and the rule
 /// it broke.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("item {index} (externalId `{external_id}`): {error}")]
+#[error("data[{index}] (externalId `{external_id}`): {error}")]
 pub struct ItemFailure<E> {
     pub index: usize,
     pub external_id: String,
@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(err.violation(), Violation::MissingParameter);
         assert_eq!(
             err.to_string(),
-            "item 1 (externalId `c`): `c` has an odd length"
+            "data[1] (externalId `c`): `c` has an odd length"
         );
     }
 

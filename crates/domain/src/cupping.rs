@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::cupping_result::{CuppingResult, NewCuppingResult, ResultError};
-use crate::stock::LotKind;
+use crate::stock::{TypedLotRef, UnknownLotType};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -28,39 +28,6 @@ pub const CUPPED_COFFEE_PREFIX: &str = "CC";
 pub const MAX_COFFEES: usize = 100;
 /// Most results one call may record.
 pub const MAX_RESULTS: usize = 500;
-
-/// A `type` that names no kind of lot.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("lot type `{0}` is not known; use INVENTORY_GREEN, INVENTORY_ROAST or INVENTORY_BLEND")]
-pub struct UnknownLotType(pub String);
-
-impl BrokenRule for UnknownLotType {
-    fn violation(&self) -> Violation {
-        Violation::InvalidParameter
-    }
-}
-
-/// A reference to a green, roasted or blended lot (`cuppedLot`, `analysedLot`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct LotRef {
-    pub id: Uuid,
-    pub kind: LotKind,
-}
-
-impl LotRef {
-    /// A reference from its wire form: the lot id and its `type` (`INVENTORY_ROAST`, …).
-    pub fn parse(id: Uuid, reference_type: &str) -> Result<Self, UnknownLotType> {
-        LotKind::parse_reference_type(reference_type)
-            .map(|kind| Self { id, kind })
-            .ok_or_else(|| UnknownLotType(reference_type.to_owned()))
-    }
-}
-
-impl fmt::Display for LotRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} lot {}", self.kind.reference_type(), self.id)
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CuppingError {
@@ -77,7 +44,7 @@ pub enum CuppingError {
     #[error("coffees holds {count} coffees; at most {MAX_COFFEES} are accepted")]
     TooManyCoffees { count: usize },
     #[error("{0} does not exist")]
-    LotNotFound(LotRef),
+    LotNotFound(TypedLotRef),
     #[error("cupping {0} does not exist")]
     NotFound(Uuid),
     #[error("a cupping cannot go from {from} to {to}; it goes only DRAFT → OPEN → CLOSED")]
@@ -184,7 +151,7 @@ pub struct CuppedCoffee {
     pub id: Uuid,
     /// Sequence number of `CC-n`.
     pub number: i64,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
 }
 
 impl CuppedCoffee {
@@ -203,7 +170,7 @@ pub struct NewCupping {
     /// `DRAFT` when absent.
     pub state: Option<CuppingState>,
     /// The lots to cup, in the order given.
-    pub coffees: Vec<LotRef>,
+    pub coffees: Vec<TypedLotRef>,
 }
 
 impl NewCupping {
@@ -243,13 +210,13 @@ pub struct CuppingDraft {
     start_date: DateTime<Utc>,
     state: CuppingState,
     cupping_sheet: String,
-    lots: Vec<LotRef>,
+    lots: Vec<TypedLotRef>,
 }
 
 impl CuppingDraft {
     /// The lots to cup, in the order given; the caller reports the first that does not exist
     /// ([`CuppingError::LotNotFound`]).
-    pub fn lots(&self) -> &[LotRef] {
+    pub fn lots(&self) -> &[TypedLotRef] {
         &self.lots
     }
 
@@ -260,7 +227,7 @@ impl CuppingDraft {
         self,
         id: Uuid,
         number: i64,
-        mut identify: impl FnMut(LotRef) -> Result<(Uuid, i64), E>,
+        mut identify: impl FnMut(TypedLotRef) -> Result<(Uuid, i64), E>,
     ) -> Result<Cupping, E> {
         let coffees = self
             .lots
@@ -409,6 +376,8 @@ impl Cupping {
 mod tests {
     use super::*;
     use crate::cupping_result::ScoringState;
+    use crate::stock::LotKind;
+    use crate::test_values::now;
     use rust_decimal::Decimal;
 
     const ALL: [CuppingState; 3] = [
@@ -417,12 +386,8 @@ mod tests {
         CuppingState::Closed,
     ];
 
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
-
-    fn lot(n: u128) -> LotRef {
-        LotRef {
+    fn lot(n: u128) -> TypedLotRef {
+        TypedLotRef {
             id: Uuid::from_u128(200 + n),
             kind: LotKind::Roasted,
         }
@@ -617,13 +582,13 @@ mod tests {
     fn lot_references_parse_their_type() {
         let id = Uuid::from_u128(9);
         assert_eq!(
-            LotRef::parse(id, "INVENTORY_GREEN"),
-            Ok(LotRef {
+            TypedLotRef::parse(id, "INVENTORY_GREEN"),
+            Ok(TypedLotRef {
                 id,
                 kind: LotKind::Green
             })
         );
-        let err: CuppingError = LotRef::parse(id, "GREEN").unwrap_err().into();
+        let err: CuppingError = TypedLotRef::parse(id, "GREEN").unwrap_err().into();
         assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 

@@ -83,9 +83,11 @@ impl Score {
 
     /// The score in whole hundredths, for exact storage as an integer.
     pub fn hundredths(self) -> i64 {
-        let scaled = self.0 * Decimal::ONE_HUNDRED;
         // A score is at most 100 with two decimals, so this always fits.
-        i64::try_from(scaled.trunc()).unwrap_or(0)
+        self.0
+            .checked_mul(Decimal::ONE_HUNDRED)
+            .and_then(|scaled| i64::try_from(scaled.trunc()).ok())
+            .unwrap_or(0)
     }
 
     pub fn value(self) -> Decimal {
@@ -255,13 +257,13 @@ impl ResultSummary {
             .filter(|(_, state)| *state == ScoringState::Included)
         {
             // At most 100 per score: a Decimal holds the sum of far more scores than exist.
-            sum += score.value();
-            count += 1;
+            sum = sum.saturating_add(score.value());
+            count = count.saturating_add(1);
             min = Some(min.map_or(score, |m| m.min(score)));
             max = Some(max.map_or(score, |m| m.max(score)));
         }
         // Sum and count are exact; the quotient is rounded half-even to two decimals.
-        let average_score = (count > 0).then(|| decimal::round2(sum / Decimal::from(count as u64)));
+        let average_score = sum.checked_div(Decimal::from(count)).map(decimal::round2);
         Self {
             average_score,
             result_count: count,
@@ -274,16 +276,8 @@ impl ResultSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::{d, now};
     use proptest::prelude::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn input(score: &str) -> NewCuppingResult {
         NewCuppingResult {

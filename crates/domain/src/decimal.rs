@@ -32,11 +32,7 @@ pub fn round2(value: Decimal) -> Decimal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     #[test]
     fn six_decimals_round_half_even() {

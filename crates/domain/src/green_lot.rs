@@ -438,20 +438,13 @@ impl GreenLot {
 mod tests {
     use super::*;
     use crate::price::Currency;
+    use crate::test_values::{kg, w};
     use crate::weight::WeightUnit;
     use rust_decimal::Decimal;
     use std::str::FromStr;
 
     fn at(seconds: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap()
-    }
-
-    fn w(amount: &str, unit: WeightUnit) -> Weight {
-        Weight::new(Decimal::from_str(amount).unwrap(), unit).unwrap()
-    }
-
-    fn kg(amount: &str) -> Weight {
-        w(amount, WeightUnit::Kg)
     }
 
     fn lbs(amount: &str) -> Weight {

@@ -9,8 +9,9 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::cupping::LotRef;
 use crate::stock::LotKind;
+use crate::stock::TypedLotRef;
+use crate::violation::{BrokenRule, Violation};
 use crate::weight::{Weight, WeightUnit};
 
 /// What changed a lot's weight.
@@ -66,7 +67,7 @@ impl EntryKind {
 /// The other side of a move: a lot, or the order a shipment went to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reference {
-    Lot(LotRef),
+    Lot(TypedLotRef),
     Order(Uuid),
 }
 
@@ -92,14 +93,14 @@ impl Reference {
         if type_name == Self::ORDER_TYPE {
             return Some(Self::Order(id));
         }
-        LotKind::parse_reference_type(type_name).map(|kind| Self::Lot(LotRef { id, kind }))
+        LotKind::parse_reference_type(type_name).map(|kind| Self::Lot(TypedLotRef { id, kind }))
     }
 }
 
 /// One lot's weight before and after one step of an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Movement {
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub kind: EntryKind,
     /// Zero for a lot the operation creates.
     pub before: Weight,
@@ -109,7 +110,7 @@ pub struct Movement {
 
 impl Movement {
     /// A lot the operation creates with `weight`.
-    pub fn created(lot: LotRef, kind: EntryKind, weight: Weight) -> Self {
+    pub fn created(lot: TypedLotRef, kind: EntryKind, weight: Weight) -> Self {
         Self {
             lot,
             kind,
@@ -128,7 +129,10 @@ impl Movement {
 
     /// The signed change in micro-units of the lot's unit (the unit of `after`).
     pub fn delta_micros(&self) -> i64 {
-        self.after.micros() - self.before.to_unit(self.after.unit()).micros()
+        // Both are valid weights (0 ≤ micros < 2^63), so the difference always fits.
+        self.after
+            .micros()
+            .saturating_sub(self.before.to_unit(self.after.unit()).micros())
     }
 }
 
@@ -145,7 +149,7 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerEntry {
     pub id: Uuid,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub kind: EntryKind,
     /// Signed, in micro-units of `weight_after`'s unit (the lot's unit).
     pub delta_micros: i64,
@@ -193,12 +197,23 @@ pub enum Direction {
     Downstream,
 }
 
+/// A `direction` that names no way to walk.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not one of UPSTREAM, DOWNSTREAM")]
+pub struct UnknownDirection(pub String);
+
+impl BrokenRule for UnknownDirection {
+    fn violation(&self) -> Violation {
+        Violation::InvalidParameter
+    }
+}
+
 impl Direction {
-    pub fn parse(value: &str) -> Option<Self> {
+    pub fn parse(value: &str) -> Result<Self, UnknownDirection> {
         match value {
-            "UPSTREAM" => Some(Self::Upstream),
-            "DOWNSTREAM" => Some(Self::Downstream),
-            _ => None,
+            "UPSTREAM" => Ok(Self::Upstream),
+            "DOWNSTREAM" => Ok(Self::Downstream),
+            other => Err(UnknownDirection(other.to_owned())),
         }
     }
 }
@@ -232,7 +247,7 @@ impl EdgeKind {
 /// One flow of weight: from a lot (the input side) into a lot or an order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {
-    pub from: LotRef,
+    pub from: TypedLotRef,
     pub to: Reference,
     pub kind: EdgeKind,
     /// The weight that flowed, as recorded (converted into the `from` lot's unit for clients).
@@ -259,8 +274,9 @@ pub fn depths(start: Reference, edges: &[Edge], direction: Direction) -> Vec<(Re
     while let Some((node, depth)) = queue.pop_front() {
         for n in next.get(&node).into_iter().flatten() {
             if seen.insert(*n) {
-                out.push((*n, depth + 1));
-                queue.push_back((*n, depth + 1));
+                let depth = depth.saturating_add(1);
+                out.push((*n, depth));
+                queue.push_back((*n, depth));
             }
         }
     }
@@ -271,11 +287,8 @@ pub fn depths(start: Reference, edges: &[Edge], direction: Direction) -> Vec<(Re
 mod tests {
     use super::*;
     use crate::stock::Stock;
+    use crate::test_values::now;
     use proptest::prelude::*;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn origin() -> Origin {
         Origin {
@@ -285,8 +298,8 @@ mod tests {
         }
     }
 
-    fn lot(n: u128) -> LotRef {
-        LotRef {
+    fn lot(n: u128) -> TypedLotRef {
+        TypedLotRef {
             id: Uuid::from_u128(n),
             kind: LotKind::Green,
         }
@@ -341,7 +354,7 @@ mod tests {
         }
         let order = Reference::Order(Uuid::from_u128(9));
         assert_eq!(Reference::parse(order.id(), order.type_name()), Some(order));
-        let roast = Reference::Lot(LotRef {
+        let roast = Reference::Lot(TypedLotRef {
             id: Uuid::from_u128(3),
             kind: LotKind::Roasted,
         });
@@ -373,7 +386,8 @@ mod tests {
         assert_eq!(down, vec![(l(1), 0), (l(2), 1), (l(3), 1), (order, 2)]);
         let up = depths(l(3), &edges, Direction::Upstream);
         assert_eq!(up, vec![(l(3), 0), (l(2), 1), (l(1), 1)]);
-        assert_eq!(Direction::parse("UPSTREAM"), Some(Direction::Upstream));
+        assert_eq!(Direction::parse("UPSTREAM"), Ok(Direction::Upstream));
+        assert_eq!(Direction::parse("UP"), Err(UnknownDirection("UP".into())));
         assert_eq!(EdgeKind::parse("BLEND"), Some(EdgeKind::Blend));
     }
 

@@ -8,6 +8,9 @@
 //! Every error type implements [`BrokenRule`], which names the [`Violation`] category the API
 //! reports; the HTTP adapter turns categories into status and code in one table.
 
+// Request data reaches every rule here: no arithmetic that could overflow and panic on it
+// (checked or saturating operations instead). Tests compute expectations freely.
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 // Tests build fixtures with plain casts; the code itself converts with checks.
 #![cfg_attr(
     test,
@@ -45,6 +48,8 @@ pub mod roast_log;
 pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
+#[cfg(test)]
+mod test_values;
 pub mod text;
 pub mod violation;
 pub mod webhook;

@@ -163,12 +163,9 @@ pub(crate) fn take_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::now;
     use crate::weight::{WeightError, WeightUnit};
     use rust_decimal::Decimal;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn kg(n: i64) -> Weight {
         Weight::new(Decimal::from(n), WeightUnit::Kg).unwrap()

@@ -26,8 +26,8 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::bulk::{self, Change, ItemFailure, Planned};
-use crate::cupping::LotRef;
 use crate::product::{PackageSize, Sku};
+use crate::stock::TypedLotRef;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 use crate::weight::{Weight, WeightError, WeightUnit};
@@ -353,7 +353,7 @@ pub struct Order {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Allocation {
     pub sku: Sku,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub quantity: i32,
 }
 
@@ -361,7 +361,7 @@ pub struct Allocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shipment {
     pub sku: Sku,
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     /// Sequence number of the lot's number (`PR-n`).
     pub lot_number: i64,
     pub quantity: i32,
@@ -370,13 +370,17 @@ pub struct Shipment {
 
 /// The weight of `quantity` packages of `package_size`, in kilograms.
 pub fn shipment_weight(package_size: PackageSize, quantity: i32) -> Result<Weight, OrderError> {
-    let grams = package_size.grams() * rust_decimal::Decimal::from(quantity);
-    Weight::new(grams / rust_decimal::Decimal::from(1000), WeightUnit::Kg).map_err(|error| {
-        OrderError::ShipmentWeight {
-            quantity,
-            package_size,
-            error,
-        }
+    // Below 10^9 grams times an i32 quantity: far inside a Decimal.
+    let grams = package_size
+        .grams()
+        .saturating_mul(rust_decimal::Decimal::from(quantity));
+    let kilograms = grams
+        .checked_div(rust_decimal::Decimal::ONE_THOUSAND)
+        .unwrap_or(rust_decimal::Decimal::MAX);
+    Weight::new(kilograms, WeightUnit::Kg).map_err(|error| OrderError::ShipmentWeight {
+        quantity,
+        package_size,
+        error,
     })
 }
 
@@ -554,10 +558,7 @@ pub fn plan_orders<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
-    }
+    use crate::test_values::at;
 
     fn item(sku: &str, quantity: i32) -> OrderItem {
         OrderItem {
@@ -627,7 +628,7 @@ mod tests {
     fn allocation(sku: &str, quantity: i32) -> Allocation {
         Allocation {
             sku: Sku::parse(sku).unwrap(),
-            lot: LotRef {
+            lot: TypedLotRef {
                 id: Uuid::from_u128(7),
                 kind: crate::stock::LotKind::Roasted,
             },
@@ -989,6 +990,6 @@ mod tests {
                 first_index: 0
             }
         );
-        assert!(failures[4].to_string().contains("item 5"));
+        assert!(failures[4].to_string().contains("data[5]"));
     }
 }

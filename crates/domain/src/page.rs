@@ -150,7 +150,7 @@ impl<T> Page<T> {
         let limit = request.limit.as_usize();
         let total = found.len();
         let items: Vec<T> = found.into_iter().skip(start).take(limit).collect();
-        let end = start + items.len();
+        let end = start.saturating_add(items.len());
         let next = (end < total).then(|| Position::Index(u32::try_from(end).unwrap_or(u32::MAX)));
         Ok(Self { items, next })
     }
@@ -161,6 +161,18 @@ impl<T> Page<T> {
             next: self.next,
         }
     }
+}
+
+/// Checks a by-ids read before any lookup, in the order the request lists them: the id filter
+/// (`field` is its path in the request, `params.filter.…`), then the cursor of
+/// `params.pagination`. Returns the index the page starts at.
+pub fn check_by_ids(
+    field: &'static str,
+    ids: &[Uuid],
+    page: &PageRequest,
+) -> Result<usize, PageError> {
+    unique_ids(field, ids, MAX_IDS)?;
+    page.index()
 }
 
 /// Checks an id filter: non-empty, at most `max` ids, none twice.
@@ -187,6 +199,7 @@ pub fn unique_ids(field: &'static str, ids: &[Uuid], max: usize) -> Result<(), P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::at;
 
     #[test]
     fn limit_defaults_to_50_and_stays_within_1_to_100() {
@@ -199,10 +212,6 @@ mod tests {
             Err(PageError::LimitOutOfRange(101))
         );
         assert_eq!(Limit::parse(Some(-5)), Err(PageError::LimitOutOfRange(-5)));
-    }
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
     }
 
     #[test]

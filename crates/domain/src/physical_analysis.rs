@@ -17,8 +17,8 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::cupping::{LotRef, UnknownLotType};
 use crate::decimal;
+use crate::stock::{TypedLotRef, UnknownLotType};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -60,7 +60,7 @@ pub enum PhysicalAnalysisError {
     #[error("screenSizes percentages add up to {0}; they must not exceed 100")]
     ScreenSizesOver100(Decimal),
     #[error("{0} does not exist")]
-    LotNotFound(LotRef),
+    LotNotFound(TypedLotRef),
 }
 
 impl BrokenRule for PhysicalAnalysisError {
@@ -113,7 +113,7 @@ pub struct NewDefect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewPhysicalAnalysis {
     pub analysis_date: DateTime<Utc>,
-    pub analysed_lot: LotRef,
+    pub analysed_lot: TypedLotRef,
     /// Percent.
     pub moisture: Option<Decimal>,
     pub water_activity: Option<Decimal>,
@@ -132,7 +132,7 @@ pub struct PhysicalAnalysis {
     /// Sequence number of `QC-n`.
     pub number: i64,
     pub analysis_date: DateTime<Utc>,
-    pub analysed_lot: LotRef,
+    pub analysed_lot: TypedLotRef,
     pub moisture: Option<Decimal>,
     pub water_activity: Option<Decimal>,
     pub density: Option<Decimal>,
@@ -212,7 +212,7 @@ impl Range {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhysicalAnalysisDraft {
     analysis_date: DateTime<Utc>,
-    analysed_lot: LotRef,
+    analysed_lot: TypedLotRef,
     moisture: Option<Decimal>,
     water_activity: Option<Decimal>,
     density: Option<Decimal>,
@@ -253,7 +253,7 @@ impl NewPhysicalAnalysis {
 
 impl PhysicalAnalysisDraft {
     /// The lot analysed; the caller reports it when it does not exist.
-    pub fn analysed_lot(&self) -> LotRef {
+    pub fn analysed_lot(&self) -> TypedLotRef {
         self.analysed_lot
     }
 
@@ -353,14 +353,10 @@ fn defects(input: Vec<NewDefect>) -> Result<Vec<Defect>, PhysicalAnalysisError> 
 mod tests {
     use super::*;
     use crate::stock::LotKind;
-    use std::str::FromStr;
+    use crate::test_values::d;
 
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
-
-    fn lot() -> LotRef {
-        LotRef {
+    fn lot() -> TypedLotRef {
+        TypedLotRef {
             id: Uuid::from_u128(5),
             kind: LotKind::Green,
         }
@@ -658,7 +654,9 @@ mod tests {
 
     #[test]
     fn unknown_lots_and_lot_types_have_their_categories() {
-        let err: PhysicalAnalysisError = LotRef::parse(lot().id, "INVENTORY_X").unwrap_err().into();
+        let err: PhysicalAnalysisError = TypedLotRef::parse(lot().id, "INVENTORY_X")
+            .unwrap_err()
+            .into();
         assert_eq!(err.violation(), Violation::InvalidParameter);
         assert_eq!(
             PhysicalAnalysisError::LotNotFound(lot()).violation(),

@@ -158,7 +158,8 @@ impl PackageSize {
         if integer.len() > PACKAGE_INTEGER_DIGITS_MAX {
             return Err(bad("the grams must stay below 1000000000"));
         }
-        let mut micrograms = parse_digits(integer) * MICROGRAMS_PER_GRAM;
+        // At most nine digits, so below 10^15 micrograms.
+        let mut micrograms = parse_digits(integer).saturating_mul(MICROGRAMS_PER_GRAM);
         if let Some(fraction) = fraction {
             if !is_digits(fraction) {
                 return Err(bad(
@@ -171,9 +172,9 @@ impl PackageSize {
             if fraction.ends_with('0') {
                 return Err(bad("the decimals must not end in zero"));
             }
-            let scale =
-                10_i64.pow(u32::try_from(PACKAGE_DECIMALS_MAX - fraction.len()).unwrap_or(0));
-            micrograms += parse_digits(fraction) * scale;
+            let missing = PACKAGE_DECIMALS_MAX.saturating_sub(fraction.len());
+            let scale = 10_i64.saturating_pow(u32::try_from(missing).unwrap_or(0));
+            micrograms = micrograms.saturating_add(parse_digits(fraction).saturating_mul(scale));
         }
         if micrograms == 0 {
             return Err(bad("the grams must be above zero"));
@@ -227,7 +228,10 @@ fn is_digits(s: &str) -> bool {
 
 /// Value of at most nine (integer) or six (fraction) ASCII digits: cannot overflow.
 fn parse_digits(s: &str) -> i64 {
-    s.bytes().fold(0, |acc, b| acc * 10 + i64::from(b - b'0'))
+    s.bytes().fold(0, |acc: i64, b| {
+        acc.saturating_mul(10)
+            .saturating_add(i64::from(b.saturating_sub(b'0')))
+    })
 }
 
 /// One sellable form of a product.
@@ -456,12 +460,9 @@ pub fn plan_products<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::at;
     use proptest::prelude::*;
     use std::str::FromStr;
-
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(s, 0).unwrap()
-    }
 
     fn size(s: &str) -> PackageSize {
         PackageSize::parse(s).unwrap()

@@ -372,16 +372,8 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::{d, now};
     use proptest::prelude::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn green_refs(lots: &[u128]) -> Vec<GreenLotRef> {
         lots.iter()

@@ -96,8 +96,9 @@ impl RoastCurve {
                     time_ms: point.time_ms,
                 });
             }
-            let micros = to_micros(point.value)
-                .filter(|m| m.unsigned_abs() <= MAX_MEASURE.unsigned_abs() * 1_000_000);
+            let micros = to_micros(point.value).filter(|m| {
+                m.unsigned_abs() <= MAX_MEASURE.unsigned_abs().saturating_mul(1_000_000)
+            });
             let Some(micros) = micros else {
                 return Err(RoastCurveError::ValueOutOfRange {
                     curve: name,
@@ -131,17 +132,13 @@ pub fn check_curves(curves: &[RoastCurve]) -> Result<(), RoastCurveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::d;
 
     #[test]
     fn fractional_milliseconds_round_half_even() {
         assert_eq!(whole_millis(Decimal::new(15005, 1)), Some(1500));
         assert_eq!(whole_millis(Decimal::new(15015, 1)), Some(1502));
         assert_eq!(whole_millis(Decimal::MAX), None);
-    }
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
     }
 
     fn point(time_ms: i64, value: &str) -> DataPoint {

@@ -134,7 +134,9 @@ pub type RoastValue = Measure<RoastValueUnit>;
 impl Time {
     /// The time in milliseconds, exactly.
     pub fn as_millis(self) -> Decimal {
-        self.amount() * Decimal::from(self.unit().millis())
+        // A time is bounded like every measure, far below where this could overflow.
+        self.amount()
+            .saturating_mul(Decimal::from(self.unit().millis()))
     }
 }
 
@@ -205,11 +207,7 @@ impl RoastDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     #[test]
     fn all_fourteen_roast_value_units_round_trip_by_their_wire_names() {

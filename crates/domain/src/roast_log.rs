@@ -186,18 +186,37 @@ fn event_name(event: usize) -> &'static str {
     EVENT_NAMES.get(event).copied().unwrap_or("event")
 }
 
-/// Seconds from sample `from` to sample `to`.
-fn elapsed(timex: &[Decimal], from: usize, to: usize) -> Option<Decimal> {
-    Some(*timex.get(to)? - *timex.get(from)?)
+/// Seconds from sample `from` to sample `to`; an error when the samples are beyond any clock.
+fn elapsed(timex: &[Decimal], from: usize, to: usize) -> Result<Option<Decimal>, RoastLogError> {
+    let (Some(to_time), Some(from_time)) = (timex.get(to), timex.get(from)) else {
+        return Ok(None);
+    };
+    to_time
+        .checked_sub(*from_time)
+        .map(Some)
+        .ok_or_else(|| sample_out_of_range(to))
+}
+
+fn sample_out_of_range(sample: usize) -> RoastLogError {
+    RoastLogError::Invalid {
+        field: "timex",
+        problem: format!("sample {sample} is out of range"),
+    }
 }
 
 /// A log weight in the API's units: `g`, `Kg` → KG; `lb`, `oz` → LBS (1 oz = 1/16 lb exactly).
 fn logged_weight(amount: Decimal, unit: &str) -> Result<LoggedWeight, RoastLogError> {
     let (amount, unit) = match unit {
-        "g" => (amount / Decimal::from(1000), WeightUnit::Kg),
+        "g" => (
+            amount.checked_div(Decimal::ONE_THOUSAND).unwrap_or(amount),
+            WeightUnit::Kg,
+        ),
         "Kg" | "kg" => (amount, WeightUnit::Kg),
         "lb" => (amount, WeightUnit::Lbs),
-        "oz" => (amount / Decimal::from(16), WeightUnit::Lbs),
+        "oz" => (
+            amount.checked_div(Decimal::from(16)).unwrap_or(amount),
+            WeightUnit::Lbs,
+        ),
         other => {
             return Err(RoastLogError::Invalid {
                 field: "weight",
@@ -250,20 +269,19 @@ fn curve(
     last: usize,
 ) -> Result<RoastCurve, RoastLogError> {
     let start = timex.get(charge).copied().unwrap_or_default();
-    let mut points = Vec::with_capacity((last + 1).saturating_sub(charge));
+    // `last` is an index of `timex`, so `last + 1` is at most its length.
+    let count = last.saturating_add(1).saturating_sub(charge);
+    let mut points = Vec::with_capacity(count);
     let readings = timex.iter().zip(samples).enumerate();
-    for (i, (time, sample)) in readings
-        .skip(charge)
-        .take((last + 1).saturating_sub(charge))
-    {
+    for (i, (time, sample)) in readings.skip(charge).take(count) {
         let Some(value) = sample.filter(|v| *v != Decimal::NEGATIVE_ONE) else {
             continue;
         };
-        let elapsed = (*time - start) * Decimal::from(1000);
-        let time_ms = whole_millis(elapsed).ok_or(RoastLogError::Invalid {
-            field: "timex",
-            problem: format!("sample {i} is out of range"),
-        })?;
+        let time_ms = time
+            .checked_sub(start)
+            .and_then(|seconds| seconds.checked_mul(Decimal::ONE_THOUSAND))
+            .and_then(whole_millis)
+            .ok_or_else(|| sample_out_of_range(i))?;
         points.push(DataPoint { time_ms, value });
     }
     Ok(RoastCurve::new(name, unit.as_str(), points)?)
@@ -322,11 +340,11 @@ impl LoggedRoast {
         {
             return Err(RoastLogError::DropBeforeCharge { charge, drop });
         }
-        let last = drop.unwrap_or(samples - 1);
+        let last = drop.unwrap_or(samples.saturating_sub(1));
         let since_charge = |event: usize| -> Result<Option<Time>, RoastLogError> {
             match events.get(event) {
                 Some(at) if event != CHARGE && at >= charge => {
-                    elapsed(&log.timex, charge, at).map(seconds).transpose()
+                    elapsed(&log.timex, charge, at)?.map(seconds).transpose()
                 }
                 Some(at) if event != CHARGE => Err(RoastLogError::Invalid {
                     field: "timeindex",
@@ -399,11 +417,8 @@ fn epoch(seconds: Decimal) -> Result<DateTime<Utc>, RoastLogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
+    use proptest::prelude::*;
 
     fn temps(values: &[&str]) -> Vec<Option<Decimal>> {
         values.iter().map(|v| Some(d(v))).collect()
@@ -694,5 +709,129 @@ mod tests {
             "`roastepoch`",
         );
         check(&|l| l.timex[5] = d("-10"), "must not be negative");
+    }
+
+    #[test]
+    fn times_beyond_any_clock_are_invalid_not_a_panic() {
+        // 1e27 seconds after a negative start overflows a Decimal when turned into milliseconds.
+        for timex in [
+            vec![d("0"), d("1e27")],
+            vec![d("-7e28"), d("7e28")],
+            vec![Decimal::MIN, Decimal::MAX],
+        ] {
+            let mut l = log();
+            l.temp1 = temps(&["200", "210"]);
+            l.temp2 = temps(&["200", "210"]);
+            l.timeindex = vec![0, 0, 0, 0, 0, 0, 1, 0];
+            l.timex = timex.clone();
+            let refused = LoggedRoast::from_log(&l).unwrap_err();
+            assert!(
+                matches!(
+                    refused,
+                    RoastLogError::Invalid { field: "timex", .. } | RoastLogError::Measure(_)
+                ),
+                "{timex:?}: {refused:?}"
+            );
+            assert_eq!(refused.violation(), Violation::InvalidParameter);
+        }
+    }
+
+    /// Any decimal a parser could produce, the extremes and their neighbours most of all.
+    fn any_decimal() -> impl Strategy<Value = Decimal> {
+        prop_oneof![
+            Just(Decimal::MAX),
+            Just(Decimal::MIN),
+            Just(Decimal::ZERO),
+            Just(Decimal::NEGATIVE_ONE),
+            any::<i64>().prop_map(Decimal::from),
+            (any::<i64>(), 0u32..=28).prop_map(|(n, scale)| Decimal::new(n, scale)),
+            (
+                any::<u32>(),
+                any::<u32>(),
+                any::<u32>(),
+                any::<bool>(),
+                0u32..=28
+            )
+                .prop_map(|(lo, mid, hi, neg, scale)| Decimal::from_parts(lo, mid, hi, neg, scale)),
+        ]
+    }
+
+    fn any_log() -> impl Strategy<Value = RoastLog> {
+        let samples = || proptest::collection::vec(proptest::option::of(any_decimal()), 0..6);
+        let texts = proptest::option::of("[ -~\\u{80}-\\u{10ffff}]{0,12}");
+        (
+            (
+                any_decimal(),
+                proptest::collection::vec(any_decimal(), 0..6),
+                samples(),
+                samples(),
+                proptest::collection::vec(any::<i64>().prop_map(|i| i % 8), 0..10),
+            ),
+            (
+                any_decimal(),
+                any_decimal(),
+                prop_oneof![Just("g"), Just("Kg"), Just("lb"), Just("oz"), Just("t")],
+                proptest::option::of(prop_oneof![Just("C"), Just("F"), Just("K")]),
+                proptest::option::of(any_decimal()),
+                proptest::option::of(any_decimal()),
+                texts.clone(),
+                texts,
+            ),
+        )
+            .prop_map(
+                |(
+                    (epoch, timex, temp1, temp2, timeindex),
+                    (green, roasted, unit, mode, whole, ground, title, notes),
+                )| RoastLog {
+                    title,
+                    roast_uuid: "7c2f0e64a1b84d0fa3e1c0b5d2e4f6a8".into(),
+                    roast_epoch: epoch,
+                    timex,
+                    temp1,
+                    temp2,
+                    timeindex,
+                    weight: Some(LogWeight {
+                        green,
+                        roasted,
+                        unit: unit.into(),
+                    }),
+                    mode: mode.map(Into::into),
+                    operator: None,
+                    roaster_type: None,
+                    roasting_notes: notes,
+                    whole_color: whole,
+                    ground_color: ground,
+                    color_system: Some("Agtron".into()),
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        #[test]
+        fn any_log_maps_or_is_refused_as_invalid_content(l in any_log()) {
+            if let Err(refused) = LoggedRoast::from_log(&l) {
+                prop_assert_eq!(refused.violation(), Violation::InvalidParameter);
+            }
+        }
+
+        #[test]
+        fn logs_with_equal_lists_of_any_numbers_never_panic(
+            timex in proptest::collection::vec(any_decimal(), 1..6),
+            bt in any_decimal(),
+            charge in 0i64..6,
+            drop in 0i64..6,
+        ) {
+            let n = timex.len();
+            let mut l = log();
+            l.timex = timex;
+            l.temp1 = vec![Some(bt); n];
+            l.temp2 = vec![Some(bt); n];
+            l.timeindex = vec![charge, 1, 1, 0, 0, 0, drop, 0];
+            if let Err(refused) = LoggedRoast::from_log(&l) {
+                prop_assert_eq!(refused.violation(), Violation::InvalidParameter);
+            }
+        }
     }
 }

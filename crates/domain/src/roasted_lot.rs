@@ -67,10 +67,11 @@ impl RoastedLot {
         let percentage = if used.is_zero() {
             Decimal::ZERO
         } else {
-            round2(
-                Decimal::from(amount.micros()) * Decimal::ONE_HUNDRED
-                    / Decimal::from(used.micros()),
-            )
+            // Micro-units fit in i64, so neither step can overflow a Decimal.
+            Decimal::from(amount.micros())
+                .saturating_mul(Decimal::ONE_HUNDRED)
+                .checked_div(Decimal::from(used.micros()))
+                .map_or(Decimal::ZERO, round2)
         };
         Ok(WeightLoss { amount, percentage })
     }

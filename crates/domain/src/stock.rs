@@ -4,7 +4,10 @@
 //! it; a consumed lot is final: it holds zero, takes no weight in or out, and setting zero again is
 //! accepted as a no-op. Weight moving in or out is converted into the lot's own unit.
 
+use std::fmt;
+
 use chrono::{DateTime, Utc};
+use uuid::Uuid;
 
 use crate::violation::{BrokenRule, Violation};
 use crate::weight::{RequestedWeight, Weight, WeightError};
@@ -182,6 +185,40 @@ impl LotKind {
     }
 }
 
+/// A `type` that names no kind of lot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("lot type `{0}` is not known; use INVENTORY_GREEN, INVENTORY_ROAST or INVENTORY_BLEND")]
+pub struct UnknownLotType(pub String);
+
+impl BrokenRule for UnknownLotType {
+    fn violation(&self) -> Violation {
+        Violation::InvalidParameter
+    }
+}
+
+/// A reference to a green, roasted or blended lot by id and kind (`cuppedLot`, `analysedLot`,
+/// a shipment's lot, a ledger entry's lot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TypedLotRef {
+    pub id: Uuid,
+    pub kind: LotKind,
+}
+
+impl TypedLotRef {
+    /// A reference from its wire form: the lot id and its `type` (`INVENTORY_ROAST`, …).
+    pub fn parse(id: Uuid, reference_type: &str) -> Result<Self, UnknownLotType> {
+        LotKind::parse_reference_type(reference_type)
+            .map(|kind| Self { id, kind })
+            .ok_or_else(|| UnknownLotType(reference_type.to_owned()))
+    }
+}
+
+impl fmt::Display for TypedLotRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} lot {}", self.kind.reference_type(), self.id)
+    }
+}
+
 /// Human-readable numbers (`PG-1`, `CU-7`): a prefix and a sequence number that the store assigns
 /// without gaps.
 pub fn number(prefix: &str, n: i64) -> String {
@@ -191,12 +228,9 @@ pub fn number(prefix: &str, n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_values::now;
     use crate::weight::WeightUnit;
     use rust_decimal::Decimal;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
-    }
 
     fn kg(n: i64) -> Weight {
         Weight::new(Decimal::from(n), WeightUnit::Kg).unwrap()

@@ -184,12 +184,12 @@ impl Weight {
 fn convert(micros: i64, factor: Decimal, multiply: bool) -> i64 {
     let amount = Decimal::new(micros, crate::decimal::SCALE);
     let converted = if multiply {
-        amount * factor
+        amount.checked_mul(factor)
     } else {
-        amount / factor
+        amount.checked_div(factor)
     };
     // A converted weight is at most 2.3 times a valid one, so it always fits.
-    to_micros(converted).unwrap_or(i64::MAX)
+    converted.and_then(to_micros).unwrap_or(i64::MAX)
 }
 
 impl fmt::Display for Weight {
@@ -201,11 +201,7 @@ impl fmt::Display for Weight {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::str::FromStr;
-
-    fn d(s: &str) -> Decimal {
-        Decimal::from_str(s).unwrap()
-    }
+    use crate::test_values::d;
 
     #[test]
     fn negative_weight_is_refused() {

@@ -2,12 +2,12 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
@@ -57,7 +57,8 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.roasted_lots_by_ids(&ids)?;
-            let mut lots = lot_sources::in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
+            let mut lots =
+                lot_sources::all_in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
             let lot_number = tx.next_number(LotKind::Blended.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.stock.weight()).collect();
             let sources = lot_sources::used(&mut lots, &cmd.roasted_lots, |lot| {
@@ -85,7 +86,7 @@ impl<S: Store> Roastery<S> {
                 tx.update_roasted_lot_stock(lot)?;
             }
             tx.insert_blended_lot(&blend)?;
-            let blend_ref = LotRef {
+            let blend_ref = TypedLotRef {
                 id: blend.id,
                 kind: LotKind::Blended,
             };
@@ -93,7 +94,7 @@ impl<S: Store> Roastery<S> {
                 .iter()
                 .zip(before)
                 .map(|(lot, before)| Movement {
-                    lot: LotRef {
+                    lot: TypedLotRef {
                         id: lot.id,
                         kind: LotKind::Roasted,
                     },
@@ -141,7 +142,8 @@ mod tests {
     use super::*;
     use crate::roast::SetRoastedLotWeight;
     use crate::roast::tests::{Setup, kg, roast, setup};
-    use roastery_domain::Violation;
+    use roastery_domain::lot_source::SourceError;
+    use roastery_domain::stock::StockError;
 
     fn two_roasts(s: &Setup) -> (Uuid, Uuid) {
         let a = s
@@ -208,7 +210,14 @@ mod tests {
             .app
             .create_blend(blend(&s, vec![(a, kg("20")), (b, kg("9"))]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidWeight));
+        let short = |e: &BlendError| {
+            matches!(e, BlendError::Source(SourceError::Stock {
+                id,
+                error: StockError::Insufficient { .. },
+                ..
+            }) if *id == b)
+        };
+        assert!(err.rule().is_some_and(short), "{err:?}");
         assert_eq!(roasted_weight(&s, a), kg("50").weight().unwrap());
         // Unknown lots beat negative weights; consumed lots beat negative weights.
         let err = s
@@ -218,7 +227,14 @@ mod tests {
                 vec![(a, kg("-1")), (Uuid::from_u128(3), kg("1"))],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        // Loading reports the first id it cannot find, before the domain judges any weight.
+        assert_eq!(
+            err.rule(),
+            Some(&SourceError::NotFound {
+                kind: LotKind::Roasted,
+                id: Uuid::from_u128(3),
+            })
+        );
         s.app
             .set_roasted_lot_weight(SetRoastedLotWeight {
                 roasted_lot_id: b,
@@ -229,14 +245,27 @@ mod tests {
             .app
             .create_blend(blend(&s, vec![(a, kg("-1")), (b, kg("1"))]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        let consumed = |e: &BlendError| {
+            matches!(e, BlendError::Source(SourceError::Stock {
+                id,
+                error: StockError::Consumed,
+                ..
+            }) if *id == b)
+        };
+        assert!(err.rule().is_some_and(consumed), "{err:?}");
         let err = s.app.create_blend(blend(&s, vec![])).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(
+            matches!(
+                err.rule(),
+                Some(BlendError::Source(SourceError::Empty { .. }))
+            ),
+            "{err:?}"
+        );
         let mut bad = blend(&s, vec![(a, kg("1"))]);
         bad.location_id = Uuid::from_u128(4);
         assert_eq!(
-            s.app.create_blend(bad).unwrap_err().violation(),
-            Some(Violation::NotFound)
+            s.app.create_blend(bad).unwrap_err().rule(),
+            Some(&BlendError::LocationNotFound(Uuid::from_u128(4)))
         );
         assert!(
             s.app

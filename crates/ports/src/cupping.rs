@@ -9,13 +9,14 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use roastery_domain::cupping::{
     CUPPED_COFFEE_PREFIX, CUPPING_PREFIX, CuppedCoffee, Cupping, CuppingError, CuppingState,
-    LotRef, NewCupping, ResultsDraft,
+    NewCupping, ResultsDraft,
 };
 use roastery_domain::cupping_result::{
     CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, Score, ScoringState,
 };
 use roastery_domain::event::{Change, Resource, Subject};
-use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
+use roastery_domain::page::{self, Page, PageRequest};
+use roastery_domain::stock::TypedLotRef;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -30,7 +31,7 @@ pub struct CreateCupping {
     /// `DRAFT` when absent.
     pub state: Option<CuppingState>,
     /// The lots to cup, in the order given.
-    pub coffees: Vec<LotRef>,
+    pub coffees: Vec<TypedLotRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,8 +180,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<CuppingView>, AppError> {
-        page::unique_ids("cuppingIds", &ids, MAX_IDS)?;
-        page.index()?;
+        page::check_by_ids("params.filter.cuppingIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = Page::from_found(tx.cuppings_by_ids(&ids)?, &page)?;
             let next = found.next;
@@ -196,8 +196,7 @@ impl<S: Store> Roastery<S> {
         cupped_coffee_ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<CuppingResult>, AppError> {
-        page::unique_ids("cuppedCoffeeIds", &cupped_coffee_ids, MAX_IDS)?;
-        page.index()?;
+        page::check_by_ids("params.filter.cuppedCoffeeIds", &cupped_coffee_ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.cupping_results(&cupped_coffee_ids)?;
             Ok(Page::from_found(found, &page)?)
@@ -268,13 +267,13 @@ mod tests {
         Decimal::from_str(s).unwrap()
     }
 
-    fn lot(store: &InMemoryStore, n: u128, kind: LotKind) -> LotRef {
+    fn lot(store: &InMemoryStore, n: u128, kind: LotKind) -> TypedLotRef {
         let id = Uuid::from_u128(0xAB00 + n);
         register_lot(store, kind, id);
-        LotRef { id, kind }
+        TypedLotRef { id, kind }
     }
 
-    fn create(start: i64, state: Option<CuppingState>, coffees: Vec<LotRef>) -> CreateCupping {
+    fn create(start: i64, state: Option<CuppingState>, coffees: Vec<TypedLotRef>) -> CreateCupping {
         CreateCupping {
             start_date: at(start),
             cupping_sheet: "SCA".into(),
@@ -322,7 +321,7 @@ mod tests {
             .map(|c| c.display_number())
             .collect();
         assert_eq!(numbers, ["CC-1", "CC-2", "CC-3"]);
-        let refs: Vec<LotRef> = view.cupping.coffees().iter().map(|c| c.lot).collect();
+        let refs: Vec<TypedLotRef> = view.cupping.coffees().iter().map(|c| c.lot).collect();
         assert_eq!(refs, lots);
         assert!(view.summaries.iter().all(|s| s.average_score.is_none()));
         let second = app.create_cupping(create(1, None, vec![lots[0]])).unwrap();
@@ -335,14 +334,14 @@ mod tests {
         let (app, _) = memory_roastery();
         let known = lot(app.store(), 1, LotKind::Green);
         // The same id under another kind is another lot.
-        let wrong_kind = LotRef {
+        let wrong_kind = TypedLotRef {
             id: known.id,
             kind: LotKind::Roasted,
         };
         let err = app
             .create_cupping(create(0, None, vec![known, wrong_kind]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&CuppingError::LotNotFound(wrong_kind)));
         let all = app
             .list_cuppings(CuppingFilter::default(), PageRequest::default())
             .unwrap();
@@ -355,16 +354,16 @@ mod tests {
     #[test]
     fn shape_errors_win_over_unknown_lots() {
         let (app, _) = memory_roastery();
-        let unknown = LotRef {
+        let unknown = TypedLotRef {
             id: Uuid::from_u128(7),
             kind: LotKind::Green,
         };
         let err = app
             .create_cupping(create(0, Some(CuppingState::Closed), vec![unknown]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert_eq!(err.rule(), Some(&CuppingError::CreatedClosed));
         let err = app.create_cupping(create(0, None, vec![])).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert_eq!(err.rule(), Some(&CuppingError::NoCoffees));
     }
 
     #[test]
@@ -383,7 +382,13 @@ mod tests {
             })
         };
         let err = set(CuppingState::Closed).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::IllegalTransition {
+                from: CuppingState::Draft,
+                to: CuppingState::Closed,
+            })
+        );
         assert_eq!(
             set(CuppingState::Open).unwrap().cupping.state(),
             CuppingState::Open
@@ -397,9 +402,14 @@ mod tests {
             CuppingState::Open,
             CuppingState::Closed,
         ] {
-            assert_eq!(
-                set(state).unwrap_err().violation(),
-                Some(Violation::BusinessRule)
+            let err = set(state).unwrap_err();
+            assert!(
+                matches!(
+                    err.rule(),
+                    Some(CuppingError::IllegalTransition { from: CuppingState::Closed, to })
+                        if *to == state
+                ),
+                "{err:?}"
             );
         }
         let stored = app
@@ -412,7 +422,10 @@ mod tests {
                 state: CuppingState::Open,
             })
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotFound(Uuid::from_u128(404)))
+        );
     }
 
     #[test]
@@ -425,7 +438,10 @@ mod tests {
         let err = app
             .record_cupping_results(record(id, vec![result(cc, "85", ScoringState::Included)]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotOpen(CuppingState::Draft))
+        );
         app.set_cupping_state(SetCuppingState {
             cupping_id: id,
             state: CuppingState::Open,
@@ -448,7 +464,10 @@ mod tests {
         let err = app
             .record_cupping_results(record(id, vec![result(cc, "90", ScoringState::Included)]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotOpen(CuppingState::Closed))
+        );
         let results = app
             .list_cupping_results(vec![cc], PageRequest::default())
             .unwrap();
@@ -514,14 +533,23 @@ mod tests {
                 vec![result(cc, "85", ScoringState::Included)],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NotFound(Uuid::from_u128(404)))
+        );
         let err = app
             .record_cupping_results(record(
                 view.cupping.id(),
                 vec![result(Uuid::from_u128(404), "85", ScoringState::Included)],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::CuppedCoffeeNotFound {
+                index: 0,
+                cupped_coffee_id: Uuid::from_u128(404),
+            })
+        );
         // A score out of range is a 400 even for an unknown cupping.
         let err = app
             .record_cupping_results(record(
@@ -529,7 +557,10 @@ mod tests {
                 vec![result(cc, "100.5", ScoringState::Included)],
             ))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(
+            matches!(err.rule(), Some(CuppingError::Result { index: 0, .. })),
+            "{err:?}"
+        );
     }
 
     #[test]

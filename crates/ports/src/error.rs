@@ -2,50 +2,75 @@
 //!
 //! Policy:
 //! - A broken business rule is a domain error enum (`domain::*Error`). It converts into
-//!   [`AppError::Rejected`], keeping its [`Violation`] category and its message; transport adapters
-//!   map the category to a status and code in one table and show the message.
+//!   [`AppError::Rejected`] whole: transport adapters map its [`Violation`] category to a status
+//!   and code in one table and show its message; tests match the exact error with
+//!   [`AppError::rule`].
 //! - A bulk call collects one [`ItemFailure`] per failing item and fails as a whole
 //!   ([`AppError::Bulk`]); nothing of the batch is stored.
 //! - Authentication and authorisation failures have their own variants.
 //! - Store failures are [`StoreError`]: never shown to clients beyond "internal error"; adapters
 //!   log them with their cause.
 
+use std::error::Error;
+use std::fmt;
+use std::sync::Arc;
+
 use roastery_domain::{BrokenRule, Violation};
 
-/// A broken rule, reduced to its category and the message the client sees.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection {
-    pub violation: Violation,
-    pub message: String,
-}
+/// A broken rule: the domain error itself, kept whole on its way to the transport's error table.
+#[derive(Clone)]
+pub struct Rejection(Arc<dyn BrokenRule>);
 
 impl Rejection {
-    pub fn new(violation: Violation, message: impl Into<String>) -> Self {
-        Self {
-            violation,
-            message: message.into(),
-        }
+    pub fn new(rule: impl BrokenRule) -> Self {
+        Self(Arc::new(rule))
+    }
+
+    /// The category the transport maps to a status and code.
+    pub fn violation(&self) -> Violation {
+        self.0.violation()
+    }
+
+    /// What the client is told.
+    pub fn message(&self) -> String {
+        self.0.to_string()
+    }
+
+    /// The domain error, when it is an `E`: `rejection.rule::<CuppingError>()`.
+    pub fn rule<E: BrokenRule>(&self) -> Option<&E> {
+        let rule: &(dyn Error + 'static) = &*self.0;
+        rule.downcast_ref()
     }
 }
+
+impl fmt::Debug for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+/// Rejections are equal when they break the same category of rule with the same message: the
+/// error types themselves cannot be compared through the trait object.
+impl PartialEq for Rejection {
+    fn eq(&self, other: &Self) -> bool {
+        self.violation() == other.violation() && self.message() == other.message()
+    }
+}
+
+impl Eq for Rejection {}
 
 /// One failing item of a bulk call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemFailure {
     pub index: usize,
     pub external_id: Option<String>,
-    pub violation: Violation,
-    pub message: String,
-}
-
-impl ItemFailure {
-    pub fn new(index: usize, external_id: Option<String>, rule: &dyn BrokenRule) -> Self {
-        Self {
-            index,
-            external_id,
-            violation: rule.violation(),
-            message: rule.to_string(),
-        }
-    }
+    pub rejection: Rejection,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,7 +91,7 @@ pub enum StoreError {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AppError {
-    #[error("{}", .0.message)]
+    #[error("{0}")]
     Rejected(Rejection),
     #[error("{} item(s) of the batch failed; nothing was applied", .0.len())]
     Bulk(Vec<ItemFailure>),
@@ -82,7 +107,16 @@ impl AppError {
     /// The violation category of a rejected request, if it is one.
     pub fn violation(&self) -> Option<Violation> {
         match self {
-            Self::Rejected(r) => Some(r.violation),
+            Self::Rejected(r) => Some(r.violation()),
+            _ => None,
+        }
+    }
+
+    /// The domain error of a rejected request, when it is an `E`; tests assert the exact rule
+    /// broken with it: `assert_eq!(err.rule(), Some(&CuppingError::NotFound(id)))`.
+    pub fn rule<E: BrokenRule>(&self) -> Option<&E> {
+        match self {
+            Self::Rejected(r) => r.rule(),
             _ => None,
         }
     }
@@ -90,7 +124,7 @@ impl AppError {
 
 impl<E: BrokenRule> From<E> for AppError {
     fn from(rule: E) -> Self {
-        Self::Rejected(Rejection::new(rule.violation(), rule.to_string()))
+        Self::Rejected(Rejection::new(rule))
     }
 }
 
@@ -100,7 +134,11 @@ impl AppError {
         Self::Bulk(
             failures
                 .into_iter()
-                .map(|f| ItemFailure::new(f.index, Some(f.external_id), &f.error))
+                .map(|f| ItemFailure {
+                    index: f.index,
+                    external_id: Some(f.external_id),
+                    rejection: Rejection::new(f.error),
+                })
                 .collect(),
         )
     }

@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::{
     Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, TransferredTo,
 };
@@ -22,6 +21,7 @@ use roastery_domain::location::{Location, LocationError};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::price::{Currency, RequestedPrice};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use roastery_domain::weight::{RequestedWeight, Weight, WeightUnit};
 use rust_decimal::Decimal;
@@ -332,8 +332,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<(Uuid, GreenLotDetails)>, AppError> {
-        page::unique_ids("params.filter.greenLotIds", &ids, page::MAX_IDS)?;
-        page.index()?;
+        page::check_by_ids("params.filter.greenLotIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx
                 .green_lots_by_ids(&ids)?
@@ -345,8 +344,8 @@ impl<S: Store> Roastery<S> {
     }
 }
 
-pub(crate) fn green_ref(id: Uuid) -> LotRef {
-    LotRef {
+pub(crate) fn green_ref(id: Uuid) -> TypedLotRef {
+    TypedLotRef {
         id,
         kind: LotKind::Green,
     }
@@ -380,6 +379,8 @@ mod tests {
     use chrono::TimeDelta;
     use roastery_domain::Violation;
     use roastery_domain::page::{Limit, Position};
+    use roastery_domain::stock::StockError;
+    use roastery_domain::weight::WeightError;
     use std::str::FromStr;
 
     fn dec(s: &str) -> Decimal {
@@ -710,7 +711,8 @@ mod tests {
                 weight,
             })
         };
-        assert_eq!(violation(set(kg("-1"))), Violation::InvalidWeight);
+        let negative = GreenLotError::Stock(StockError::Weight(WeightError::Negative(dec("-1"))));
+        assert_eq!(set(kg("-1")).unwrap_err().rule(), Some(&negative));
         s.clock.advance(TimeDelta::seconds(5));
         let replaced = set(lbs("10")).unwrap().lot;
         assert_eq!(replaced.weight().amount(), dec("4.535924"));
@@ -721,13 +723,18 @@ mod tests {
         s.clock.advance(TimeDelta::seconds(5));
         let unchanged = set(kg("0")).unwrap().lot;
         assert_eq!(unchanged, consumed);
-        assert_eq!(violation(set(kg("1"))), Violation::BusinessRule);
-        assert_eq!(violation(set(kg("-1"))), Violation::BusinessRule);
+        // Consumed is final, and that state rule outranks the negative weight.
+        let consumed = GreenLotError::Consumed(lot.id);
+        assert_eq!(set(kg("1")).unwrap_err().rule(), Some(&consumed));
+        assert_eq!(set(kg("-1")).unwrap_err().rule(), Some(&consumed));
         let unknown = s.app.set_green_lot_weight(SetGreenLotWeight {
             green_lot_id: Uuid::from_u128(0xdead),
             weight: kg("1"),
         });
-        assert_eq!(violation(unknown), Violation::NotFound);
+        assert_eq!(
+            unknown.unwrap_err().rule(),
+            Some(&GreenLotError::NotFound(Uuid::from_u128(0xdead)))
+        );
     }
 
     #[test]

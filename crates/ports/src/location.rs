@@ -42,7 +42,7 @@ impl<S: Store> Roastery<S> {
 mod tests {
     use super::*;
     use crate::testing::memory_roastery;
-    use roastery_domain::Violation;
+    use roastery_domain::location::LocationError;
     use roastery_domain::page::Limit;
 
     fn cmd(name: &str, external_id: Option<&str>) -> ImportLocation {
@@ -59,7 +59,10 @@ mod tests {
         let err = app
             .import_location(cmd("Bremen", Some("wh-1")))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::Conflict));
+        assert_eq!(
+            err.rule(),
+            Some(&LocationError::DuplicateExternalId("wh-1".into()))
+        );
         app.import_location(cmd("No id", None)).unwrap();
         app.import_location(cmd("No id either", None)).unwrap();
     }

@@ -13,7 +13,7 @@ use crate::green_lot::WeightInput;
 
 /// The lots `found` for `ids`, in the order of `ids`; the first id not found is
 /// `resource_not_found`.
-pub(crate) fn in_asked_order<L>(
+pub(crate) fn all_in_asked_order<L>(
     kind: LotKind,
     ids: &[Uuid],
     found: Vec<L>,

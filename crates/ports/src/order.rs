@@ -10,7 +10,6 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::bulk::{self, Change};
-use roastery_domain::cupping::LotRef;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::SourceError;
@@ -20,6 +19,7 @@ use roastery_domain::order::{
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
 use roastery_domain::roasted_lot::RoastedLot;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::stock::{LotKind, Stock, StockError};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
@@ -47,7 +47,7 @@ pub struct SetOrderItem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetOrderStatus {
     pub order_id: Uuid,
-    pub status: String,
+    pub status: OrderStatus,
 }
 
 /// `mrp.order.shipOrder`.
@@ -73,13 +73,13 @@ enum Held {
 }
 
 impl Held {
-    fn lot(&self) -> LotRef {
+    fn lot(&self) -> TypedLotRef {
         let (id, kind) = match self {
             Self::Green(l) => (l.id, LotKind::Green),
             Self::Roasted(l) => (l.id, LotKind::Roasted),
             Self::Blended(l) => (l.id, LotKind::Blended),
         };
-        LotRef { id, kind }
+        TypedLotRef { id, kind }
     }
 
     fn lot_number(&self) -> i64 {
@@ -171,7 +171,7 @@ fn load_lots(tx: &mut impl Repos, allocations: &[ShipAllocation]) -> Result<Vec<
 pub struct ListOrders {
     pub order_date_from: Option<DateTime<Utc>>,
     pub order_date_to: Option<DateTime<Utc>>,
-    pub status: Option<String>,
+    pub status: Option<OrderStatus>,
 }
 
 impl<S: Store> Roastery<S> {
@@ -240,8 +240,7 @@ impl<S: Store> Roastery<S> {
     /// `resource_not_found`), then let the order decide (an illegal move, 422
     /// `invalid_request`).
     pub fn set_order_status(&self, cmd: SetOrderStatus) -> Result<Order, AppError> {
-        // 1. Parse.
-        let status = OrderStatus::parse(&cmd.status)?;
+        let status = cmd.status;
         let now = self.clock.now();
         self.write("mrp.order.setOrderStatus", |tx| {
             // 2. Load.
@@ -360,7 +359,7 @@ impl<S: Store> Roastery<S> {
         let filter = OrderFilter {
             order_date_from: cmd.order_date_from,
             order_date_to: cmd.order_date_to,
-            status: cmd.status.as_deref().map(OrderStatus::parse).transpose()?,
+            status: cmd.status,
         };
         self.store
             .read_replica(|tx| Ok(tx.list_orders(&filter, &page)?))
@@ -462,7 +461,7 @@ mod tests {
             .unwrap();
         app.set_order_status(SetOrderStatus {
             order_id: done[0].id,
-            status: "CANCELLED".into(),
+            status: OrderStatus::Cancelled,
         })
         .unwrap();
         let before = list(&app, ListOrders::default());
@@ -481,16 +480,47 @@ mod tests {
         };
         let summary: Vec<_> = items
             .iter()
-            .map(|i| (i.index, i.external_id.clone().unwrap(), i.violation))
+            .map(|i| (i.index, i.rejection.rule::<OrderError>().cloned()))
             .collect();
+        let ext = |id: &str| id.to_owned();
         assert_eq!(
             summary,
             vec![
-                (1, "o-sku".into(), Violation::NotFound),
-                (2, "o-done".into(), Violation::BusinessRule),
-                (3, "o-empty".into(), Violation::BusinessRule),
-                (4, "o-zero".into(), Violation::BusinessRule),
-                (5, "o-new".into(), Violation::Conflict),
+                (
+                    1,
+                    Some(OrderError::UnknownSkus {
+                        external_id: ext("o-sku"),
+                        skus: vec![ext("NOPE")],
+                    })
+                ),
+                (
+                    2,
+                    Some(OrderError::NotOpen {
+                        external_id: ext("o-done"),
+                        status: OrderStatus::Cancelled,
+                    })
+                ),
+                (
+                    3,
+                    Some(OrderError::NoItems {
+                        external_id: ext("o-empty"),
+                    })
+                ),
+                (
+                    4,
+                    Some(OrderError::NonPositiveQuantity {
+                        external_id: ext("o-zero"),
+                        sku: ext("GUJI-250"),
+                        quantity: 0,
+                    })
+                ),
+                (
+                    5,
+                    Some(OrderError::DuplicateExternalId {
+                        external_id: ext("o-new"),
+                        first_index: 0,
+                    })
+                ),
             ]
         );
         assert_eq!(list(&app, ListOrders::default()), before);
@@ -505,7 +535,7 @@ mod tests {
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 1)]), bad])
             .unwrap_err();
         assert_eq!(err.violation(), Some(Violation::InvalidParameter));
-        assert!(err.to_string().contains("item 1"), "{err}");
+        assert!(err.to_string().contains("data[1]"), "{err}");
         let too_many: Vec<_> = (0..51)
             .map(|i| order(&format!("o-{i}"), i, &[("GUJI-250", 1)]))
             .collect();
@@ -530,40 +560,54 @@ mod tests {
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 1)])])
             .unwrap()[0]
             .id;
-        let set = |status: &str| {
+        let set = |status| {
             app.set_order_status(SetOrderStatus {
                 order_id: id,
-                status: status.into(),
+                status,
             })
         };
+        let illegal = |from, to| OrderError::IllegalTransition {
+            external_id: "o-1".into(),
+            from,
+            to,
+        };
         assert_eq!(
-            set("COMPLETED").unwrap_err().violation(),
-            Some(Violation::BusinessRule)
+            set(OrderStatus::Completed).unwrap_err().rule(),
+            Some(&illegal(OrderStatus::Open, OrderStatus::Completed))
         );
-        assert_eq!(set("IN_PROGRESS").unwrap().status, OrderStatus::InProgress);
+        assert_eq!(
+            set(OrderStatus::InProgress).unwrap().status,
+            OrderStatus::InProgress
+        );
         // No longer OPEN: updates are refused.
         let err = app
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 5)])])
             .unwrap_err();
-        assert!(
-            matches!(err, AppError::Bulk(ref items) if items[0].violation == Violation::BusinessRule)
-        );
-        assert_eq!(set("COMPLETED").unwrap().status, OrderStatus::Completed);
+        let AppError::Bulk(items) = err else {
+            panic!("expected a bulk failure, got {err:?}")
+        };
         assert_eq!(
-            set("CANCELLED").unwrap_err().violation(),
-            Some(Violation::BusinessRule)
+            items[0].rejection.rule(),
+            Some(&OrderError::NotOpen {
+                external_id: "o-1".into(),
+                status: OrderStatus::InProgress,
+            })
         );
         assert_eq!(
-            set("DONE").unwrap_err().violation(),
-            Some(Violation::InvalidParameter)
+            set(OrderStatus::Completed).unwrap().status,
+            OrderStatus::Completed
+        );
+        assert_eq!(
+            set(OrderStatus::Cancelled).unwrap_err().rule(),
+            Some(&illegal(OrderStatus::Completed, OrderStatus::Cancelled))
         );
         let unknown = app
             .set_order_status(SetOrderStatus {
                 order_id: Uuid::nil(),
-                status: "CANCELLED".into(),
+                status: OrderStatus::Cancelled,
             })
             .unwrap_err();
-        assert_eq!(unknown.violation(), Some(Violation::NotFound));
+        assert_eq!(unknown.rule(), Some(&OrderError::NotFound(Uuid::nil())));
     }
 
     #[test]
@@ -578,7 +622,7 @@ mod tests {
             .unwrap();
         app.set_order_status(SetOrderStatus {
             order_id: synced[2].id,
-            status: "IN_PROGRESS".into(),
+            status: OrderStatus::InProgress,
         })
         .unwrap();
         let ext = |orders: Vec<Order>| -> Vec<String> {
@@ -595,7 +639,7 @@ mod tests {
         };
         assert_eq!(ext(list(&app, range)), ["o-2", "o-1"]);
         let open = ListOrders {
-            status: Some("OPEN".into()),
+            status: Some(OrderStatus::Open),
             ..ListOrders::default()
         };
         assert_eq!(ext(list(&app, open)), ["o-3", "o-1", "o-0"]);

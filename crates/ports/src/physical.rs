@@ -50,10 +50,11 @@ impl<S: Store> Roastery<S> {
         cmd: ListPhysicalAnalyses,
         page: PageRequest,
     ) -> Result<Page<PhysicalAnalysis>, AppError> {
-        page.keyset()?;
+        // The filter before the cursor, as the request lists them.
         if let Some(ids) = &cmd.analysed_lot_ids {
-            page::unique_ids("analysedLotIds", ids, MAX_IDS)?;
+            page::unique_ids("params.filter.analysedLotIds", ids, MAX_IDS)?;
         }
+        page.keyset()?;
         let filter = PhysicalFilter {
             from: cmd.from,
             to: cmd.to,
@@ -69,9 +70,9 @@ mod tests {
     use super::*;
     use crate::testing::{memory_roastery, register_lot};
     use roastery_domain::Violation;
-    use roastery_domain::cupping::LotRef;
     use roastery_domain::physical_analysis::{NewDefect, NewScreenSize};
     use roastery_domain::stock::LotKind;
+    use roastery_domain::stock::TypedLotRef;
     use rust_decimal::Decimal;
     use std::str::FromStr;
 
@@ -83,7 +84,7 @@ mod tests {
         Decimal::from_str(s).unwrap()
     }
 
-    fn new(date: i64, lot: LotRef) -> NewPhysicalAnalysis {
+    fn new(date: i64, lot: TypedLotRef) -> NewPhysicalAnalysis {
         NewPhysicalAnalysis {
             analysis_date: at(date),
             analysed_lot: lot,
@@ -103,8 +104,8 @@ mod tests {
         }
     }
 
-    fn green(n: u128) -> LotRef {
-        LotRef {
+    fn green(n: u128) -> TypedLotRef {
+        TypedLotRef {
             id: Uuid::from_u128(0xCD00 + n),
             kind: LotKind::Green,
         }
@@ -128,12 +129,19 @@ mod tests {
     #[test]
     fn an_unknown_lot_is_not_found_but_bad_figures_are_400_first() {
         let (app, _) = memory_roastery();
+        let not_found = PhysicalAnalysisError::LotNotFound(green(9));
         let err = app.record_physical_analysis(new(0, green(9))).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&not_found));
         let mut bad = new(0, green(9));
         bad.moisture = Some(d("101"));
         let err = app.record_physical_analysis(bad).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::InvalidParameter));
+        assert!(
+            matches!(
+                err.rule(),
+                Some(PhysicalAnalysisError::OutOfRange { field, .. }) if field == "moisture"
+            ),
+            "{err:?}"
+        );
         // Screen sizes over 100 % together break a business rule, judged after existence.
         let mut over = new(0, green(9));
         over.screen_sizes.push(NewScreenSize {
@@ -141,10 +149,16 @@ mod tests {
             percentage: Some(d("50")),
         });
         let err = app.record_physical_analysis(over.clone()).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&not_found));
         register_lot(app.store(), LotKind::Green, green(9).id);
         let err = app.record_physical_analysis(over).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::BusinessRule));
+        assert!(
+            matches!(
+                err.rule(),
+                Some(PhysicalAnalysisError::ScreenSizesOver100(_))
+            ),
+            "{err:?}"
+        );
         let page = app
             .list_physical_analyses(ListPhysicalAnalyses::default(), PageRequest::default())
             .unwrap();

@@ -113,6 +113,7 @@ mod tests {
     use chrono::TimeDelta;
     use roastery_domain::Violation;
     use roastery_domain::page::Limit;
+    use roastery_domain::product::{PackageSize, ProductError};
 
     fn product(ext: &str, name: &str, variants: &[(&str, &str)]) -> SyncProduct {
         SyncProduct {
@@ -210,13 +211,28 @@ mod tests {
         };
         let summary: Vec<_> = items
             .iter()
-            .map(|i| (i.index, i.external_id.as_deref(), i.violation))
+            .map(|i| (i.index, i.rejection.rule::<ProductError>().cloned()))
             .collect();
         assert_eq!(
             summary,
             vec![
-                (1, Some("p-1"), Violation::Conflict),
-                (2, Some("p-4"), Violation::Conflict)
+                (
+                    1,
+                    Some(ProductError::VariantChanged {
+                        external_id: "p-1".into(),
+                        sku: "GUJI-250".into(),
+                        stored: PackageSize::parse("PACKAGE250G").unwrap(),
+                        given: PackageSize::parse("PACKAGE500G").unwrap(),
+                    })
+                ),
+                (
+                    2,
+                    Some(ProductError::SkuOwnedByOther {
+                        external_id: "p-4".into(),
+                        sku: "HUILA-250".into(),
+                        owner: "p-2".into(),
+                    })
+                ),
             ]
         );
         assert_eq!(all(&app), before);
@@ -229,7 +245,7 @@ mod tests {
             .sync_products(vec![product("p-1", "Guji", &[("G", "250G")])])
             .unwrap_err();
         assert_eq!(bad_size.violation(), Some(Violation::InvalidParameter));
-        assert!(bad_size.to_string().contains("item 0"), "{bad_size}");
+        assert!(bad_size.to_string().contains("data[0]"), "{bad_size}");
         let too_many: Vec<_> = (0..51)
             .map(|i| product(&format!("p-{i}"), "P", &[]))
             .collect();

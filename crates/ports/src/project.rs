@@ -62,7 +62,6 @@ pub fn resolve_projects(
 mod tests {
     use super::*;
     use crate::testing::memory_roastery;
-    use roastery_domain::Violation;
 
     fn cmd(name: &str) -> ImportProject {
         ImportProject {
@@ -76,7 +75,10 @@ mod tests {
         let (app, _) = memory_roastery();
         app.import_project(cmd("Kenya 2026")).unwrap();
         let err = app.import_project(cmd(" Kenya 2026 ")).unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::Conflict));
+        assert_eq!(
+            err.rule(),
+            Some(&ProjectError::DuplicateName("Kenya 2026".into()))
+        );
     }
 
     #[test]
@@ -92,6 +94,6 @@ mod tests {
             .store()
             .read(|tx| resolve_projects(tx, &["Nope".into()]))
             .unwrap_err();
-        assert_eq!(err.violation(), Some(Violation::NotFound));
+        assert_eq!(err.rule(), Some(&ProjectError::NameNotFound("Nope".into())));
     }
 }

@@ -7,7 +7,6 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::blended_lot::BlendedLot;
-use roastery_domain::cupping::LotRef;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::event::{Change, Changes, Event, EventType, Subject};
@@ -24,6 +23,7 @@ use roastery_domain::roast_curve::RoastCurve;
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
@@ -304,7 +304,7 @@ impl LedgerFilter {
 /// A lot's weight beside the sum of its ledger entries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LotAudit {
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub lot_number: i64,
     pub weight: Weight,
     pub consumed: bool,
@@ -315,7 +315,7 @@ pub struct LotAudit {
 /// A lot as a trace shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TracedLot {
-    pub lot: LotRef,
+    pub lot: TypedLotRef,
     pub lot_number: i64,
     pub name: String,
     pub weight: Weight,
@@ -336,9 +336,9 @@ pub trait TraceRepo {
     fn ledger_audit(&mut self) -> StoreResult<Vec<LotAudit>>;
     /// Every edge reachable from `start` in `direction`, any depth, found in one query: ledger
     /// transfers, roast and blend sources, shipments.
-    fn trace_edges(&mut self, start: LotRef, direction: Direction) -> StoreResult<Vec<Edge>>;
+    fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>>;
     /// The stored lots among `lots`, in any order.
-    fn traced_lots(&mut self, lots: &[LotRef]) -> StoreResult<Vec<TracedLot>>;
+    fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>>;
     /// The orders shipped from any of these lots (with their shipments).
     fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>>;
     /// The cuppings that cupped any of these lots.

@@ -7,10 +7,9 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::cupping::LotRef as LotKey;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
-use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
+use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::profile::{
     ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
 };
@@ -20,6 +19,7 @@ use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
@@ -47,7 +47,7 @@ pub struct ProfileRef {
 
 /// An `ObjectReference` to a lot: `{"id", "name"}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LotRef {
+pub struct NamedLotRef {
     pub id: Uuid,
     pub name: String,
 }
@@ -62,14 +62,14 @@ pub struct RoastedLotView {
 /// The details of one roast and the lot they belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoastDetailsView {
-    pub roasted_lot: LotRef,
+    pub roasted_lot: NamedLotRef,
     pub details: RoastDetails,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileView {
     pub profile: Profile,
-    pub reference_roast: Option<LotRef>,
+    pub reference_roast: Option<NamedLotRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,7 +151,7 @@ pub struct ImportProfile {
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
 /// index.
-pub(crate) fn in_asked_order<T>(
+pub(crate) fn found_in_asked_order<T>(
     ids: &[Uuid],
     found: Vec<T>,
     key: impl Fn(&T) -> Uuid,
@@ -160,17 +160,6 @@ pub(crate) fn in_asked_order<T>(
     let mut by_id: HashMap<Uuid, T> = found.into_iter().map(|t| (key(&t), t)).collect();
     let ordered: Vec<T> = ids.iter().filter_map(|id| by_id.remove(id)).collect();
     Ok(Page::from_found(ordered, page)?)
-}
-
-/// Checks a by-ids request before any lookup: the cursor kind and the id list.
-pub(crate) fn check_by_ids(
-    field: &'static str,
-    ids: &[Uuid],
-    page: &PageRequest,
-) -> Result<(), AppError> {
-    page.index()?;
-    page::unique_ids(field, ids, MAX_IDS)?;
-    Ok(())
 }
 
 /// The location reference of a lot (a stored lot's location always exists; should it not, the
@@ -247,7 +236,7 @@ fn roasted_views(
 fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
     let reference_roast = match profile.reference_roast_id {
         None => None,
-        Some(id) => tx.roasted_lot(id)?.map(|l| LotRef {
+        Some(id) => tx.roasted_lot(id)?.map(|l| NamedLotRef {
             id: l.id,
             name: l.name,
         }),
@@ -303,11 +292,11 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<RoastedLotView>, AppError> {
-        const FIELD: &str = "filter.roastedLotIds";
-        check_by_ids(FIELD, &ids, &page)?;
+        const FIELD: &str = "params.filter.roastedLotIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.roasted_lots_by_ids(&ids)?;
-            let page = in_asked_order(&ids, found, |l| l.id, &page)?;
+            let page = found_in_asked_order(&ids, found, |l| l.id, &page)?;
             let next = page.next;
             let items = roasted_views(tx, page.items)?;
             Ok(Page { items, next })
@@ -321,8 +310,8 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<RoastDetailsView>, AppError> {
-        const FIELD: &str = "filter.roastedLotIds";
-        check_by_ids(FIELD, &ids, &page)?;
+        const FIELD: &str = "params.filter.roastedLotIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let lots = tx.roasted_lots_by_ids(&ids)?;
             let mut details: HashMap<Uuid, RoastDetails> =
@@ -331,13 +320,13 @@ impl<S: Store> Roastery<S> {
                 .into_iter()
                 .map(|l| RoastDetailsView {
                     details: details.remove(&l.id).unwrap_or_default(),
-                    roasted_lot: LotRef {
+                    roasted_lot: NamedLotRef {
                         id: l.id,
                         name: l.name,
                     },
                 })
                 .collect();
-            in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
+            found_in_asked_order(&ids, found, |d| d.roasted_lot.id, &page)
         })
     }
 
@@ -356,11 +345,11 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<ProfileView>, AppError> {
-        const FIELD: &str = "filter.profileIds";
-        check_by_ids(FIELD, &ids, &page)?;
+        const FIELD: &str = "params.filter.profileIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.profiles_by_ids(&ids)?;
-            let page = in_asked_order(&ids, found, |p| p.id, &page)?;
+            let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
             let next = page.next;
             let items = page
                 .items
@@ -391,7 +380,7 @@ impl<S: Store> Roastery<S> {
                 tx.update_roasted_lot_stock(&lot)?;
             }
             let movement = Movement {
-                lot: LotKey {
+                lot: TypedLotRef {
                     id: lot.id,
                     kind: LotKind::Roasted,
                 },
@@ -514,7 +503,14 @@ impl<S: Store> Roastery<S> {
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
             let found = tx.green_lots_by_ids(&ids)?;
-            let mut lots = lot_sources::in_asked_order(LotKind::Green, &ids, found, |l| l.id)
+            // Again now that the green lots are locked: a concurrent import of the same log
+            // that held them has committed, and what it made is the answer (not "consumed").
+            if let Some(external_id) = &external_id
+                && let Some(imported) = imported_roast(tx, external_id)?
+            {
+                return Ok(imported);
+            }
+            let mut lots = lot_sources::all_in_asked_order(LotKind::Green, &ids, found, |l| l.id)
                 .map_err(RoastError::from)?;
             let lot_number = tx.next_number(LotKind::Roasted.prefix())?;
             let before: Vec<_> = lots.iter().map(|l| l.weight()).collect();
@@ -542,7 +538,7 @@ impl<S: Store> Roastery<S> {
                 lot_number,
                 now,
             )?;
-            let roasted_ref = LotKey {
+            let roasted_ref = TypedLotRef {
                 id: roasted.id,
                 kind: LotKind::Roasted,
             };

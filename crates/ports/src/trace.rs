@@ -7,11 +7,12 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping::CuppingState;
 use roastery_domain::ledger::{self, Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
 use crate::error::AppError;
@@ -40,7 +41,7 @@ pub struct TracedCupping {
     pub id: Uuid,
     pub number: i64,
     pub state: CuppingState,
-    pub cupped_lot: LotRef,
+    pub cupped_lot: TypedLotRef,
 }
 
 /// The genealogy of a lot in one direction.
@@ -93,7 +94,7 @@ impl<S: Store> Roastery<S> {
     pub fn trace_lot(&self, lot_id: Uuid, direction: Direction) -> Result<Trace, AppError> {
         self.store.read(|tx| {
             let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
-                .map(|kind| LotRef { id: lot_id, kind });
+                .map(|kind| TypedLotRef { id: lot_id, kind });
             let start = tx
                 .traced_lots(&candidates)?
                 .into_iter()
@@ -101,14 +102,14 @@ impl<S: Store> Roastery<S> {
                 .ok_or(LotNotFound(lot_id))?;
             let edges = tx.trace_edges(start.lot, direction)?;
             let reached = ledger::depths(Reference::Lot(start.lot), &edges, direction);
-            let lot_refs: Vec<LotRef> = reached
+            let lot_refs: Vec<TypedLotRef> = reached
                 .iter()
                 .filter_map(|(r, _)| match r {
                     Reference::Lot(l) => Some(*l),
                     Reference::Order(_) => None,
                 })
                 .collect();
-            let mut found: HashMap<LotRef, TracedLot> = tx
+            let mut found: HashMap<TypedLotRef, TracedLot> = tx
                 .traced_lots(&lot_refs)?
                 .into_iter()
                 .map(|l| (l.lot, l))
@@ -124,7 +125,7 @@ impl<S: Store> Roastery<S> {
                     depth: *depth,
                 });
             }
-            let units: HashMap<LotRef, _> = lots
+            let units: HashMap<TypedLotRef, _> = lots
                 .iter()
                 .map(|l| (l.lot.lot, l.lot.weight.unit()))
                 .collect();

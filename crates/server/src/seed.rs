@@ -8,11 +8,11 @@
 use chrono::{TimeDelta, Utc};
 use std::str::FromStr;
 
-use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
-use roastery_domain::order::Order;
+use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::PageRequest;
 use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
 use roastery_domain::price::Currency;
@@ -20,6 +20,7 @@ use roastery_domain::profile::ComponentDraft;
 use roastery_domain::roast_curve::DataPoint;
 use roastery_domain::roast_details::{RoastDetails, RoastValue, Temperature, Time};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
@@ -157,7 +158,7 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<Vec<Order>> {
         for status in statuses {
             app.set_order_status(SetOrderStatus {
                 order_id: order.id,
-                status: (*status).into(),
+                status: OrderStatus::parse(status)?,
             })?;
         }
     }
@@ -281,9 +282,9 @@ fn green_lots<S: Store>(
 fn quality<S: Store>(app: &Roastery<S>, green: &[GreenLot]) -> anyhow::Result<()> {
     let d = |s: &str| Decimal::from_str(s);
     let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).map(|t| t.to_utc());
-    let lots: Vec<LotRef> = green
+    let lots: Vec<TypedLotRef> = green
         .iter()
-        .map(|lot| LotRef {
+        .map(|lot| TypedLotRef {
             id: lot.id,
             kind: LotKind::Green,
         })

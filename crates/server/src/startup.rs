@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use actix_web::web;
 use anyhow::Context;
-use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions};
+use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions, redact};
 use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
@@ -56,14 +56,6 @@ pub fn with_read_replica(
         Arc::new(SystemClock),
         Arc::new(RandomIds),
     ))
-}
-
-/// A database URL without its password, for messages.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => format!("{}://…{}", &url[..scheme], &url[at..]),
-        _ => url.to_owned(),
-    }
 }
 
 /// Where a generated self-signed certificate goes: beside the SQLite file, or the working
@@ -210,12 +202,6 @@ fn listener_display(listen: &str, port: u16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_are_redacted() {
-        assert_eq!(redact("postgres://u:secret@db/x"), "postgres://…@db/x");
-        assert_eq!(redact("sqlite://roastery.db"), "sqlite://roastery.db");
-    }
 
     #[test]
     fn certificates_go_beside_the_sqlite_file() {

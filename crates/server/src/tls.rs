@@ -17,7 +17,22 @@ pub fn server_config(
     let _ = rustls::crypto::ring::default_provider().install_default();
     let (cert, key) = match (cert, key) {
         (Some(cert), Some(key)) => (cert.to_path_buf(), key.to_path_buf()),
-        _ => self_signed(self_signed_dir)?,
+        (None, None) => self_signed(self_signed_dir)?,
+        // Half a configuration is a mistake to report, not a reason to serve another identity.
+        (Some(cert), None) => {
+            return Err(anyhow!(
+                "ROASTERY_TLS_CERT is set ({}) but ROASTERY_TLS_KEY is not; set both, or neither \
+                 for a self-signed certificate",
+                cert.display()
+            ));
+        }
+        (None, Some(key)) => {
+            return Err(anyhow!(
+                "ROASTERY_TLS_KEY is set ({}) but ROASTERY_TLS_CERT is not; set both, or neither \
+                 for a self-signed certificate",
+                key.display()
+            ));
+        }
     };
     let chain = CertificateDer::pem_file_iter(&cert)
         .with_context(|| format!("reading certificate {}", cert.display()))?
@@ -79,5 +94,23 @@ mod tests {
         server_config(None, None, dir.path()).unwrap();
         let second = std::fs::read(dir.path().join("roastery-cert.pem")).unwrap();
         assert_eq!(first, second);
+    }
+
+    #[test]
+    fn a_certificate_without_its_key_or_a_key_without_its_certificate_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cert = dir.path().join("cert.pem");
+        let refused = server_config(Some(&cert), None, dir.path()).unwrap_err();
+        assert!(
+            refused.to_string().contains("ROASTERY_TLS_KEY is not"),
+            "{refused}"
+        );
+        let refused = server_config(None, Some(&cert), dir.path()).unwrap_err();
+        assert!(
+            refused.to_string().contains("ROASTERY_TLS_CERT is not"),
+            "{refused}"
+        );
+        // Nothing was generated in their place.
+        assert!(!dir.path().join("roastery-cert.pem").exists());
     }
 }

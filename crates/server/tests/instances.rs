@@ -571,7 +571,8 @@ async fn location_names(http: &oauth2::reqwest::Client, base: &str, token: &str)
 /// With `ROASTERY_DATABASE_READ_URL` on a hot standby: while the standby's replay is paused,
 /// a listing does not see a location just written (it reads the standby), while writes, reads
 /// that decide a write and token checks go on against the primary. Once replay resumes, the
-/// listing catches up.
+/// listing catches up. `tests/pg-replica.sh` runs it against a throw-away primary and standby:
+/// `tests/pg-replica.sh cargo test -p roastery-server --test instances -- listings_read_the_replica`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listings_read_the_replica_postgres() {
     let Ok(replica_admin) = std::env::var(REPLICA_ENV) else {

@@ -180,6 +180,9 @@ fn is_non_finite(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use roastery_domain::roast_log::LoggedRoast;
+    use roastery_domain::violation::{BrokenRule, Violation};
 
     const ALOG: &str = "{'recording_version': '3.0.2', 'version': '3.0.2', 'title': u'Kenya AA',\
         'roastertype': 'Giesen W6A', 'operator': 'Ana', 'roastingnotes': 'fast \\'first\\' crack',\
@@ -249,6 +252,69 @@ mod tests {
         for (content, expected) in cases {
             let err = read_log(content).unwrap_err().to_string();
             assert!(err.contains(expected), "{content}: {err}");
+        }
+    }
+
+    /// A number as a log may spell it: plain, huge, tiny, with exponents, or not finite.
+    fn any_number() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<f64>().prop_map(|n| format!("{n:?}")),
+            (any::<i32>(), -400i32..400).prop_map(|(m, e)| format!("{m}e{e}")),
+            "[0-9]{1,40}(\\.[0-9]{0,40})?",
+            Just("1e27".to_owned()),
+            Just("-1e27".to_owned()),
+            Just("79228162514264337593543950336".to_owned()),
+            Just("nan".to_owned()),
+            Just("-1".to_owned()),
+        ]
+    }
+
+    fn numbers(len: usize) -> impl Strategy<Value = String> {
+        proptest::collection::vec(any_number(), len..=len).prop_map(|v| v.join(", "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        #[test]
+        fn any_text_is_read_or_refused_never_a_panic(content in "\\PC{0,200}") {
+            if let Ok(log) = read_log(&content) {
+                let _ = LoggedRoast::from_log(&log);
+            }
+        }
+
+        #[test]
+        fn any_text_shaped_like_a_log_is_read_or_refused_never_a_panic(
+            content in "[{}\\[\\]'\",:0-9a-zA-Z_. eE+-]{0,200}",
+        ) {
+            if let Ok(log) = read_log(&content) {
+                let _ = LoggedRoast::from_log(&log);
+            }
+        }
+
+        #[test]
+        fn well_formed_logs_with_any_numbers_map_or_are_refused_as_invalid_content(
+            (timex, temp1, temp2) in (1usize..6).prop_flat_map(|n| (numbers(n), numbers(n), numbers(n))),
+            epoch in any_number(),
+            weight in numbers(2),
+            unit in prop_oneof![Just("g"), Just("Kg"), Just("lb"), Just("oz")],
+            timeindex in proptest::collection::vec(-3i64..8, 0..9),
+            json in any::<bool>(),
+        ) {
+            let timeindex = timeindex.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            let quote = if json { '"' } else { '\'' };
+            let content = format!(
+                "{{{quote}roastUUID{quote}: {quote}u-1{quote}, {quote}roastepoch{quote}: {epoch}, \
+                 {quote}timex{quote}: [{timex}], {quote}temp1{quote}: [{temp1}], \
+                 {quote}temp2{quote}: [{temp2}], {quote}timeindex{quote}: [{timeindex}], \
+                 {quote}weight{quote}: [{weight}, {quote}{unit}{quote}]}}"
+            );
+            if let Ok(log) = read_log(&content)
+                && let Err(refused) = LoggedRoast::from_log(&log)
+            {
+                prop_assert_eq!(refused.violation(), Violation::InvalidParameter);
+            }
         }
     }
 }

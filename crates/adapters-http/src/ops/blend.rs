@@ -8,11 +8,12 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::green::{DateFrom, LocationRefDto};
-use super::roast::{LotSourceDto, ObjectRefDto, UsedLotData, project_names, used_lots};
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
+use crate::wire::{
+    DateFrom, Instant, LocationRefDto, LotSourceDto, NameRef, ObjectRefDto, ReadRequest,
+    UsedLotData, WeightDto, WriteRequest, names, required, used_lots,
+};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -40,14 +41,7 @@ impl From<BlendedLotView> for BlendedLotDto {
             roasted_lots: lot.sources.into_iter().map(Into::into).collect(),
             location: v.location.into(),
             blended_date: lot.blended_date.into(),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| ObjectRefDto {
-                    id: p.id,
-                    name: p.name,
-                })
-                .collect(),
+            projects: lot.projects.into_iter().map(Into::into).collect(),
             consumed_date: lot.stock.consumed_at().map(Into::into),
         }
     }
@@ -89,7 +83,7 @@ pub(super) async fn create_blend<S: Store>(
         location_id: required(data.location_id, "data.locationId")?,
         blended_date: required(data.blended_date, "data.blendedDate")?.0,
         roasted_lots: used_lots(data.roasted_lots, "data.roastedLots")?,
-        projects: project_names(data.projects, "data.projects")?,
+        projects: names(data.projects, "data.projects")?,
     };
     let view = ctx.run(move |app| app.create_blend(cmd)).await?;
     ctx.ok(BlendedLotResult {

@@ -1,8 +1,7 @@
 //! quality.cupping: cuppings, their cupped coffees with result summaries, and cupping results.
 
 use actix_web::HttpResponse;
-use roastery_domain::BrokenRule;
-use roastery_domain::cupping::{CuppingState, LotRef};
+use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::{CuppingResult, NewSensorialAttribute, ScoringState};
 use roastery_ports::Store;
 use roastery_ports::cupping::{
@@ -16,51 +15,9 @@ use uuid::Uuid;
 use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Amount, Instant, NameRef, ReadRequest, WriteRequest, required};
-
-/// A wire value the domain refuses to parse (an unknown enum name, …), reported for `field`.
-pub(super) fn refused(field: &str, err: impl BrokenRule) -> ApiError {
-    ApiError::violation(err.violation(), format!("{field}: {err}"))
-}
-
-/// `{"id", "type"}`: a green, roasted or blended lot.
-#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
-pub struct LotRefDto {
-    #[schema(value_type = Uuid, required = true)]
-    pub id: Option<Uuid>,
-    /// `INVENTORY_GREEN`, `INVENTORY_ROAST` or `INVENTORY_BLEND`.
-    #[serde(rename = "type")]
-    #[schema(value_type = String, required = true)]
-    pub lot_type: Option<String>,
-}
-
-impl LotRefDto {
-    pub(super) fn parse(
-        id: Option<Uuid>,
-        lot_type: Option<String>,
-        field: &str,
-    ) -> Result<LotRef, ApiError> {
-        let id = required(id, &format!("{field}.id"))?;
-        let lot_type = required(lot_type, &format!("{field}.type"))?;
-        LotRef::parse(id, &lot_type).map_err(|e| refused(&format!("{field}.type"), e))
-    }
-}
-
-impl From<LotRef> for LotRefDto {
-    fn from(l: LotRef) -> Self {
-        Self {
-            id: Some(l.id),
-            lot_type: Some(l.kind.reference_type().to_owned()),
-        }
-    }
-}
-
-/// `{"from", "to"}`: from inclusive, to exclusive.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-pub struct DateRange {
-    pub from: Option<Instant>,
-    pub to: Option<Instant>,
-}
+use crate::wire::{
+    Amount, DateRange, Instant, LotRefDto, NameRef, ReadRequest, WriteRequest, required, rule,
+};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -212,7 +169,7 @@ pub struct CreateCuppingData {
 }
 
 fn state(value: &str, field: &str) -> Result<CuppingState, ApiError> {
-    CuppingState::parse(value).map_err(|e| refused(field, e))
+    CuppingState::parse(value).map_err(|e| rule(field, e))
 }
 
 pub(super) async fn create_cupping<S: Store>(
@@ -320,9 +277,7 @@ fn result_input(i: usize, r: ResultData) -> Result<ResultInput, ApiError> {
         final_score: Some(required(r.final_score, &format!("{field}.finalScore"))?.0),
         scoring_state: r
             .scoring_state
-            .map(|s| {
-                ScoringState::parse(&s).map_err(|e| refused(&format!("{field}.scoringState"), e))
-            })
+            .map(|s| ScoringState::parse(&s).map_err(|e| rule(&format!("{field}.scoringState"), e)))
             .transpose()?,
         evaluator: r.evaluator.and_then(|e| e.name),
         note: r.note,

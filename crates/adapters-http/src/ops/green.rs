@@ -1,14 +1,9 @@
 //! inventory.green.
 
 use actix_web::HttpResponse;
-use roastery_domain::BrokenRule;
 use roastery_domain::green_lot_details::GreenLotDetails;
-use roastery_domain::price::Currency;
-use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
-use roastery_ports::green_lot::{
-    GreenLotView, ImportGreenLot, PriceInput, SetGreenLotWeight, TransferGreenLot, WeightInput,
-};
+use roastery_ports::green_lot::{ImportGreenLot, SetGreenLotWeight, TransferGreenLot};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -17,40 +12,9 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
-    Instant, NameRef, PriceDto, ReadRequest, WeightDto, WriteRequest, required, weight_rule,
+    DateFrom, GreenLotDto, NameDto, NameRef, PriceDto, ReadRequest, WeightDto, WriteRequest, names,
+    price_input, required, weight_input,
 };
-
-/// A weight's shape (amount and a known unit); its sign is judged by the use case, after lookups.
-fn weight_input(dto: Option<WeightDto>, field: &str) -> Result<WeightInput, ApiError> {
-    let dto = required(dto, field)?;
-    let amount = required(dto.amount, &format!("{field}.amount"))?;
-    let unit = required(dto.unit, &format!("{field}.unit"))?;
-    let unit = WeightUnit::parse(&unit).map_err(|e| weight_rule(field, e))?;
-    Ok(WeightInput {
-        amount: amount.0,
-        unit,
-    })
-}
-
-/// A price's shape (amount and an ISO 4217 currency); its sign is judged by the use case.
-fn price_input(dto: PriceDto, field: &str) -> Result<PriceInput, ApiError> {
-    let amount = required(dto.amount, &format!("{field}.amount"))?;
-    let code = required(dto.currency, &format!("{field}.currency"))?;
-    let currency = Currency::parse(&code)
-        .map_err(|e| ApiError::violation(e.violation(), format!("{field}: {e}")))?;
-    Ok(PriceInput {
-        amount: amount.0,
-        currency,
-    })
-}
-
-fn names(list: Option<Vec<NameRef>>, field: &str) -> Result<Vec<String>, ApiError> {
-    list.unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .map(|(i, n)| required(n.name, &format!("{field}[{i}].name")))
-        .collect()
-}
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -126,12 +90,6 @@ pub struct SetWeightData {
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct DateFrom {
-    pub from: Option<Instant>,
-}
-
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct ListFilter {
     pub last_modified_date: Option<DateFrom>,
 }
@@ -141,69 +99,6 @@ pub struct ListFilter {
 pub struct DetailsFilter {
     #[schema(value_type = Vec<Uuid>, required = true)]
     pub green_lot_ids: Option<Vec<Uuid>>,
-}
-
-/// `{"id", "externalId"}`
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LocationRefDto {
-    pub id: Uuid,
-    #[schema(required = true)]
-    pub external_id: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ProjectNameDto {
-    pub name: String,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct GreenLotDto {
-    pub id: Uuid,
-    pub lot_number: String,
-    pub name: String,
-    #[schema(required = true)]
-    pub ico_number: Option<String>,
-    #[schema(required = true)]
-    pub external_id: Option<String>,
-    pub weight: WeightDto,
-    #[schema(required = true)]
-    pub price: Option<PriceDto>,
-    #[schema(required = true)]
-    pub location: Option<LocationRefDto>,
-    pub projects: Vec<ProjectNameDto>,
-    pub last_modified_date: Instant,
-    pub registration_date: Instant,
-    #[schema(required = true)]
-    pub consumed_date: Option<Instant>,
-}
-
-impl From<GreenLotView> for GreenLotDto {
-    fn from(v: GreenLotView) -> Self {
-        let lot = v.lot;
-        Self {
-            id: lot.id,
-            lot_number: lot.number(),
-            weight: lot.weight().into(),
-            price: lot.price.map(Into::into),
-            location: v.location.map(|l| LocationRefDto {
-                id: l.id,
-                external_id: l.external_id,
-            }),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| ProjectNameDto { name: p.name })
-                .collect(),
-            last_modified_date: lot.last_modified_date.into(),
-            registration_date: lot.registration_date.into(),
-            consumed_date: lot.stock.consumed_at().map(Into::into),
-            name: lot.name,
-            ico_number: lot.ico_number,
-            external_id: lot.external_id,
-        }
-    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -223,11 +118,6 @@ pub struct TransferResult {
 #[serde(rename_all = "camelCase")]
 pub struct GreenLotsResult {
     pub green_lots: Vec<GreenLotDto>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct NameDto {
-    pub name: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -1,5 +1,5 @@
 //! The operations: one registry entry each, from which routing, scope checks and the OpenAPI
-//! document are derived, and one module per namespace holding the handlers and their DTOs. A
+//! document are derived, and one module per subject (`core.location` in `location.rs`, `green.*` in `green.rs`) holding the handlers and their DTOs. A
 //! handler decodes its DTO, calls one use case and encodes the answer; rules live in the domain.
 //!
 //! Adding an operation is adding its entry below, its handler and its use case: an entry without
@@ -7,12 +7,14 @@
 //! compile, and every name that is not an entry answers 405 (see docs/ARCHITECTURE.md).
 
 mod blend;
-mod core;
 mod cupping;
 mod event;
 pub(crate) mod green;
+mod location;
 mod mrp;
 mod physical;
+mod profile;
+mod project;
 mod registry;
 mod roast;
 mod trace;
@@ -35,29 +37,29 @@ registry::operations! {
     ImportLocation {
         name: "core.location.importLocation",
         scope: CoreLocation,
-        shape: Write<core::ImportLocationData, core::LocationResult>,
-        handler: core::import_location,
+        shape: Write<location::ImportLocationData, location::LocationResult>,
+        handler: location::import_location,
         summary: "Import a location (a warehouse or roasting site).",
     }
     ListLocations {
         name: "core.location.listLocations",
         scope: CoreLocation,
-        shape: Page<NoFilter, core::LocationsResult>,
-        handler: core::list_locations,
+        shape: Page<NoFilter, location::LocationsResult>,
+        handler: location::list_locations,
         summary: "List locations, newest first.",
     }
     ImportProject {
         name: "core.project.importProject",
         scope: CoreProject,
-        shape: Write<core::ImportProjectData, core::ProjectResult>,
-        handler: core::import_project,
+        shape: Write<project::ImportProjectData, project::ProjectResult>,
+        handler: project::import_project,
         summary: "Import a project; names are unique.",
     }
     ListProjects {
         name: "core.project.listProjects",
         scope: CoreProject,
-        shape: Page<NoFilter, core::ProjectsResult>,
-        handler: core::list_projects,
+        shape: Page<NoFilter, project::ProjectsResult>,
+        handler: project::list_projects,
         summary: "List projects, newest first.",
     }
 
@@ -128,8 +130,8 @@ registry::operations! {
     GetProfilesByIds {
         name: "inventory.roast.getProfilesByIds",
         scope: InventoryRoast,
-        shape: Page<roast::ProfileIdsFilter, roast::ProfilesResult>,
-        handler: roast::profiles_by_ids,
+        shape: Page<profile::ProfileIdsFilter, profile::ProfilesResult>,
+        handler: profile::profiles_by_ids,
         summary: "Read processing profiles by id.",
     }
     RecordRoast {
@@ -142,8 +144,8 @@ registry::operations! {
     ImportProfile {
         name: "inventory.roast.importProfile",
         scope: InventoryRoast,
-        shape: Write<roast::ImportProfileData, roast::ProfileResult>,
-        handler: roast::import_profile,
+        shape: Write<profile::ImportProfileData, profile::ProfileResult>,
+        handler: profile::import_profile,
         summary: "Import a processing profile.",
     }
     SetRoastedLotWeight {

@@ -1,7 +1,7 @@
 //! mrp.product and mrp.order.
 
 use actix_web::HttpResponse;
-use roastery_domain::order::Order;
+use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::product::Product;
 use roastery_ports::Store;
 use roastery_ports::order::{
@@ -15,7 +15,9 @@ use uuid::Uuid;
 use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required};
+use crate::wire::{
+    DateRange, Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required, rule,
+};
 
 // --- Products --------------------------------------------------------------------------------
 
@@ -305,13 +307,6 @@ pub struct ListOrdersFilter {
     pub status: Option<String>,
 }
 
-/// `from` inclusive, `to` exclusive.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-pub struct DateRange {
-    pub from: Option<Instant>,
-    pub to: Option<Instant>,
-}
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetOrderStatusData {
@@ -428,7 +423,10 @@ pub(super) async fn list_orders<S: Store>(
     let cmd = ListOrders {
         order_date_from: range.from.map(|i| i.0),
         order_date_to: range.to.map(|i| i.0),
-        status: filter.status,
+        status: filter
+            .status
+            .map(|s| OrderStatus::parse(&s).map_err(|e| rule("params.filter.status", e)))
+            .transpose()?,
     };
     let page = ctx.page_request(&pagination)?;
     let page = ctx.run(move |app| app.list_orders(cmd, page)).await?;
@@ -447,7 +445,8 @@ pub(super) async fn set_order_status<S: Store>(
     let data = decode::<WriteRequest<SetOrderStatusData>>(body)?.data()?;
     let cmd = SetOrderStatus {
         order_id: required(data.order_id, "data.orderId")?,
-        status: required(data.status, "data.status")?,
+        status: OrderStatus::parse(&required(data.status, "data.status")?)
+            .map_err(|e| rule("data.status", e))?,
     };
     let order = ctx.run(move |app| app.set_order_status(cmd)).await?;
     ctx.ok(OrderResult {

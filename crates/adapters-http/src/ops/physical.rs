@@ -11,10 +11,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::cupping::{DateRange, LotRefDto};
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Amount, Instant, NameRef, ReadRequest, WriteRequest, required};
+use crate::wire::{
+    Amount, DateRange, Instant, LotRefDto, NameRef, ReadRequest, WriteRequest, required,
+};
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ScreenSizeDto {

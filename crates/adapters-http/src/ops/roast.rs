@@ -1,133 +1,27 @@
-//! inventory.roast: roasted lots, roast details and curves, processing profiles; recording a
-//! roast, importing a profile and setting a roasted lot's weight.
+//! inventory.roast: roasted lots, roast details and curves; recording a roast, importing a roast
+//! log and setting a roasted lot's weight. Profiles are in `profile.rs`.
 
 use actix_web::HttpResponse;
-use roastery_domain::BrokenRule;
-use roastery_domain::lot_source::LotSource;
 use roastery_domain::measure::{Measure, Unit};
-use roastery_domain::profile::ComponentDraft;
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
-use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
-use roastery_ports::green_lot::WeightInput;
 use roastery_ports::roast::{
-    CurveDraft, ImportProfile, ImportRoastLog, LocationRef, LotRef, ProfileView, RecordRoast,
-    RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
+    CurveDraft, ImportRoastLog, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView,
+    SetRoastedLotWeight,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::green::{DateFrom, GreenLotDto, LocationRefDto, NameDto, ProjectNameDto};
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Amount, Instant, NameRef, ReadRequest, WeightDto, WriteRequest, required};
-
-// ---- shared wire pieces (also used by inventory.blend) ----
-
-fn rule(field: &str, err: impl BrokenRule) -> ApiError {
-    ApiError::violation(err.violation(), format!("{field}: {err}"))
-}
-
-/// A weight as given: amount and a known unit. Its sign is judged by the use case, after the
-/// lookups, so that an unknown lot ranks before a negative weight.
-pub(super) fn weight_input(dto: Option<WeightDto>, field: &str) -> Result<WeightInput, ApiError> {
-    let dto = required(dto, field)?;
-    let amount = required(dto.amount, &format!("{field}.amount"))?;
-    let unit = required(dto.unit, &format!("{field}.unit"))?;
-    let unit = WeightUnit::parse(&unit).map_err(|e| rule(field, e))?;
-    Ok(WeightInput {
-        amount: amount.0,
-        unit,
-    })
-}
-
-/// `[{"id", "usedWeight"}]` of a roast or blend.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct UsedLotData {
-    #[schema(value_type = Uuid, required = true)]
-    pub id: Option<Uuid>,
-    pub used_weight: Option<WeightDto>,
-}
-
-pub(super) fn used_lots(
-    lots: Option<Vec<UsedLotData>>,
-    field: &str,
-) -> Result<Vec<(Uuid, WeightInput)>, ApiError> {
-    required(lots, field)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            Ok((
-                required(l.id, &format!("{field}[{i}].id"))?,
-                weight_input(l.used_weight, &format!("{field}[{i}].usedWeight"))?,
-            ))
-        })
-        .collect()
-}
-
-/// `[{"name"}]` project references: every name is required.
-pub(super) fn project_names(
-    projects: Option<Vec<NameRef>>,
-    field: &str,
-) -> Result<Vec<String>, ApiError> {
-    projects
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| required(p.name, &format!("{field}[{i}].name")))
-        .collect()
-}
-
-impl From<LocationRef> for LocationRefDto {
-    fn from(l: LocationRef) -> Self {
-        Self {
-            id: l.id,
-            external_id: l.external_id,
-        }
-    }
-}
-
-/// `LotSource`: `{"id", "name", "externalId", "usedWeight"}`.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LotSourceDto {
-    pub id: Uuid,
-    pub name: String,
-    #[schema(required = true)]
-    pub external_id: Option<String>,
-    pub used_weight: WeightDto,
-}
-
-impl From<LotSource> for LotSourceDto {
-    fn from(s: LotSource) -> Self {
-        Self {
-            id: s.lot_id,
-            name: s.name,
-            external_id: s.external_id,
-            used_weight: s.used_weight.into(),
-        }
-    }
-}
-
-/// `ObjectReference`: `{"id", "name"}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ObjectRefDto {
-    pub id: Uuid,
-    pub name: String,
-}
-
-impl From<LotRef> for ObjectRefDto {
-    fn from(r: LotRef) -> Self {
-        Self {
-            id: r.id,
-            name: r.name,
-        }
-    }
-}
+use crate::wire::{
+    Amount, DateFrom, GreenLotDto, Instant, LocationRefDto, LotSourceDto, NameDto, NameRef,
+    ObjectRefDto, ProjectNameDto, ReadRequest, UsedLotData, WeightDto, WriteRequest, names,
+    required, rule, used_lots, used_lots_weight_optional, weight_input,
+};
 
 // ---- roasted lots ----
 
@@ -195,11 +89,7 @@ impl TryFrom<RoastedLotView> for RoastedLotDto {
             }),
             location: v.location.into(),
             roasted_date: lot.roasted_date.into(),
-            projects: lot
-                .projects
-                .into_iter()
-                .map(|p| ProjectNameDto { name: p.name })
-                .collect(),
+            projects: lot.projects.into_iter().map(Into::into).collect(),
             consumed_date: lot.stock.consumed_at().map(Into::into),
         })
     }
@@ -601,6 +491,17 @@ pub struct RecordRoastResult {
     pub green_lots: Vec<GreenLotDto>,
 }
 
+impl TryFrom<RecordedRoast> for RecordRoastResult {
+    type Error = ApiError;
+
+    fn try_from(done: RecordedRoast) -> Result<Self, ApiError> {
+        Ok(Self {
+            roasted_lot: done.roasted_lot.try_into()?,
+            green_lots: done.green_lots.into_iter().map(Into::into).collect(),
+        })
+    }
+}
+
 pub(super) async fn record_roast<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
@@ -621,13 +522,10 @@ pub(super) async fn record_roast<S: Store>(
             .enumerate()
             .map(|(i, c)| c.into_draft(&format!("data.curves[{i}]")))
             .collect::<Result<_, _>>()?,
-        projects: project_names(data.projects, "data.projects")?,
+        projects: names(data.projects, "data.projects")?,
     };
     let done = ctx.run(move |app| app.record_roast(cmd)).await?;
-    ctx.ok(RecordRoastResult {
-        roasted_lot: done.roasted_lot.try_into()?,
-        green_lots: done.green_lots.into_iter().map(Into::into).collect(),
-    })
+    ctx.ok(RecordRoastResult::try_from(done)?)
 }
 
 // ---- importing a roast log ----
@@ -658,28 +556,17 @@ pub(super) async fn import_roast_log<S: Store>(
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
     let data = decode::<WriteRequest<ImportRoastLogData>>(body)?.data()?;
+    // Field by field in the order the request lists them: each field's presence, then its form.
     let format = required(data.format, "data.format")?;
-    let content = required(data.content, "data.content")?;
-    let location_id = required(data.location_id, "data.locationId")?;
-    let green_lots = required(data.green_lots, "data.greenLots")?
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let field = format!("data.greenLots[{i}]");
-            let id = required(l.id, &format!("{field}.id"))?;
-            let used = l
-                .used_weight
-                .map(|w| weight_input(Some(w), &format!("{field}.usedWeight")))
-                .transpose()?;
-            Ok((id, used))
-        })
-        .collect::<Result<Vec<_>, ApiError>>()?;
-    let projects = project_names(data.projects, "data.projects")?;
     if format != "ARTISAN" {
         return Err(ApiError::invalid_parameter(format!(
             "data.format: `{format}` is not a roast log format; use ARTISAN"
         )));
     }
+    let content = required(data.content, "data.content")?;
+    let location_id = required(data.location_id, "data.locationId")?;
+    let green_lots = used_lots_weight_optional(data.green_lots, "data.greenLots")?;
+    let projects = names(data.projects, "data.projects")?;
     let log = crate::artisan::read_log(&content)
         .map_err(|e| ApiError::invalid_parameter(format!("data.{e}")))?;
     let cmd = ImportRoastLog {
@@ -691,161 +578,5 @@ pub(super) async fn import_roast_log<S: Store>(
         projects,
     };
     let done = ctx.run(move |app| app.import_roast_log(cmd)).await?;
-    ctx.ok(RecordRoastResult {
-        roasted_lot: done.roasted_lot.try_into()?,
-        green_lots: done.green_lots.into_iter().map(Into::into).collect(),
-    })
-}
-
-// ---- profiles ----
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ComponentData {
-    #[schema(value_type = Amount, required = true)]
-    pub percentage: Option<Amount>,
-    #[schema(value_type = Vec<Uuid>, required = true)]
-    pub green_lot_ids: Option<Vec<Uuid>>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportProfileData {
-    #[schema(value_type = String, required = true)]
-    pub name: Option<String>,
-    pub external_id: Option<String>,
-    pub profile_group: Option<NameRef>,
-    #[schema(value_type = Vec<ComponentData>, required = true)]
-    pub components: Option<Vec<ComponentData>>,
-    pub reference_roast_id: Option<Uuid>,
-    pub projects: Option<Vec<NameRef>>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ComponentDto {
-    pub percentage: Amount,
-    pub green_lots: Vec<ObjectRefDto>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProfileDto {
-    pub id: Uuid,
-    pub name: String,
-    #[schema(required = true)]
-    pub external_id: Option<String>,
-    /// `SINGLE_ORIGIN` (one component) or `PRE_ROAST_BLEND`.
-    pub profile_type: String,
-    #[schema(required = true)]
-    pub profile_group: Option<NameDto>,
-    pub components: Vec<ComponentDto>,
-    #[schema(required = true)]
-    pub reference_roast: Option<ObjectRefDto>,
-    pub projects: Vec<ObjectRefDto>,
-}
-
-impl From<ProfileView> for ProfileDto {
-    fn from(v: ProfileView) -> Self {
-        let p = v.profile;
-        Self {
-            id: p.id,
-            profile_type: p.profile_type().as_str().to_owned(),
-            name: p.name,
-            external_id: p.external_id,
-            profile_group: p.profile_group.map(|name| NameDto { name }),
-            components: p
-                .components
-                .into_iter()
-                .map(|c| ComponentDto {
-                    percentage: Amount(c.percentage),
-                    green_lots: c
-                        .green_lots
-                        .into_iter()
-                        .map(|l| ObjectRefDto {
-                            id: l.id,
-                            name: l.name,
-                        })
-                        .collect(),
-                })
-                .collect(),
-            reference_roast: v.reference_roast.map(Into::into),
-            projects: p
-                .projects
-                .into_iter()
-                .map(|p| ObjectRefDto {
-                    id: p.id,
-                    name: p.name,
-                })
-                .collect(),
-        }
-    }
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ProfileResult {
-    pub profile: ProfileDto,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ProfilesResult {
-    pub profiles: Vec<ProfileDto>,
-}
-
-pub(super) async fn import_profile<S: Store>(
-    ctx: Ctx<S>,
-    body: &[u8],
-) -> Result<HttpResponse, ApiError> {
-    let data = decode::<WriteRequest<ImportProfileData>>(body)?.data()?;
-    let components = required(data.components, "data.components")?
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            Ok(ComponentDraft {
-                percentage: required(c.percentage, &format!("data.components[{i}].percentage"))?.0,
-                green_lot_ids: required(
-                    c.green_lot_ids,
-                    &format!("data.components[{i}].greenLotIds"),
-                )?,
-            })
-        })
-        .collect::<Result<_, ApiError>>()?;
-    let cmd = ImportProfile {
-        name: required(data.name, "data.name")?,
-        external_id: data.external_id,
-        profile_group: data.profile_group.and_then(|g| g.name),
-        components,
-        reference_roast_id: data.reference_roast_id,
-        projects: project_names(data.projects, "data.projects")?,
-    };
-    let view = ctx.run(move |app| app.import_profile(cmd)).await?;
-    ctx.ok(ProfileResult {
-        profile: view.into(),
-    })
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProfileIdsFilter {
-    #[schema(value_type = Vec<Uuid>, required = true)]
-    pub profile_ids: Option<Vec<Uuid>>,
-}
-
-pub(super) async fn profiles_by_ids<S: Store>(
-    ctx: Ctx<S>,
-    body: &[u8],
-) -> Result<HttpResponse, ApiError> {
-    let (filter, pagination) = decode::<ReadRequest<ProfileIdsFilter>>(body)?.into_parts();
-    let ids = required(
-        filter.and_then(|f| f.profile_ids),
-        "params.filter.profileIds",
-    )?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx.run(move |app| app.profiles_by_ids(ids, page)).await?;
-    ctx.page(
-        ProfilesResult {
-            profiles: page.items.into_iter().map(Into::into).collect(),
-        },
-        page.next,
-    )
+    ctx.ok(RecordRoastResult::try_from(done)?)
 }

@@ -11,11 +11,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::green::LocationRefDto;
-use super::mrp::DateRange;
 use crate::decode::decode;
 use crate::error::ApiError;
-use crate::wire::{Amount, Instant, ReadRequest, WeightDto, required};
+use crate::wire::{
+    Amount, DateRange, Instant, LocationRefDto, ReadRequest, WeightDto, required, rule,
+};
 
 /// `{"id", "type"}`: a lot (`INVENTORY_GREEN`, `INVENTORY_ROAST`, `INVENTORY_BLEND`) or an
 /// `ORDER`.
@@ -252,11 +252,7 @@ pub(super) async fn trace_lot<S: Store>(
     let filter = filter.unwrap_or_default();
     let lot_id = required(filter.lot_id, "params.filter.lotId")?;
     let direction = required(filter.direction, "params.filter.direction")?;
-    let direction = Direction::parse(&direction).ok_or_else(|| {
-        ApiError::invalid_parameter(format!(
-            "params.filter.direction: `{direction}` is not one of UPSTREAM, DOWNSTREAM"
-        ))
-    })?;
+    let direction = Direction::parse(&direction).map_err(|e| rule("params.filter.direction", e))?;
     let trace = ctx.run(move |app| app.trace_lot(lot_id, direction)).await?;
     ctx.ok(TraceResult::from(trace))
 }

@@ -3,16 +3,19 @@
 //! A transaction works on a copy of the data and replaces the original on commit, so a failed
 //! use case leaves nothing behind, exactly like a rolled-back database transaction.
 
+mod account;
 mod blend;
-mod core;
 mod cupping;
 mod event;
 pub use cupping::register_lot;
 mod green;
+mod location;
 mod order;
 mod physical;
 mod product;
+mod project;
 mod roast;
+mod system;
 mod trace;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +31,10 @@ use crate::{Clock, IdGen, Roastery, Store};
 /// Everything the in-memory store holds.
 #[derive(Debug, Clone, Default)]
 pub struct MemData {
-    pub core: core::CoreData,
+    pub system: system::SystemData,
+    pub accounts: account::AccountData,
+    pub locations: Vec<roastery_domain::location::Location>,
+    pub projects: Vec<roastery_domain::project::Project>,
     pub green: green::GreenData,
     pub roast: roast::RoastData,
     pub blend: blend::BlendData,

@@ -1,10 +1,11 @@
 //! In-memory ledger and genealogy.
 
-use roastery_domain::cupping::{Cupping, LotRef};
+use roastery_domain::cupping::Cupping;
 use roastery_domain::ledger::{Direction, Edge, EdgeKind, EntryKind, LedgerEntry, Reference};
 use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
+use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
@@ -28,11 +29,11 @@ impl MemTx {
         for lot in &self.data.roast.lots {
             for s in &lot.sources {
                 edges.push(Edge {
-                    from: LotRef {
+                    from: TypedLotRef {
                         id: s.lot_id,
                         kind: LotKind::Green,
                     },
-                    to: Reference::Lot(LotRef {
+                    to: Reference::Lot(TypedLotRef {
                         id: lot.id,
                         kind: LotKind::Roasted,
                     }),
@@ -45,11 +46,11 @@ impl MemTx {
         for lot in &self.data.blend.lots {
             for s in &lot.sources {
                 edges.push(Edge {
-                    from: LotRef {
+                    from: TypedLotRef {
                         id: s.lot_id,
                         kind: LotKind::Roasted,
                     },
-                    to: Reference::Lot(LotRef {
+                    to: Reference::Lot(TypedLotRef {
                         id: lot.id,
                         kind: LotKind::Blended,
                     }),
@@ -75,7 +76,7 @@ impl MemTx {
 
     fn all_lots(&self) -> Vec<TracedLot> {
         let green = self.data.green.lots.iter().map(|l| TracedLot {
-            lot: LotRef {
+            lot: TypedLotRef {
                 id: l.id,
                 kind: LotKind::Green,
             },
@@ -86,7 +87,7 @@ impl MemTx {
             consumed_at: l.stock.consumed_at(),
         });
         let roasted = self.data.roast.lots.iter().map(|l| TracedLot {
-            lot: LotRef {
+            lot: TypedLotRef {
                 id: l.id,
                 kind: LotKind::Roasted,
             },
@@ -97,7 +98,7 @@ impl MemTx {
             consumed_at: l.stock.consumed_at(),
         });
         let blended = self.data.blend.lots.iter().map(|l| TracedLot {
-            lot: LotRef {
+            lot: TypedLotRef {
                 id: l.id,
                 kind: LotKind::Blended,
             },
@@ -153,7 +154,7 @@ impl TraceRepo for MemTx {
             .collect())
     }
 
-    fn trace_edges(&mut self, start: LotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
+    fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
         let all = self.all_edges();
         let mut seen = vec![Reference::Lot(start)];
         let mut out: Vec<Edge> = Vec::new();
@@ -176,7 +177,7 @@ impl TraceRepo for MemTx {
         Ok(out)
     }
 
-    fn traced_lots(&mut self, lots: &[LotRef]) -> StoreResult<Vec<TracedLot>> {
+    fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
         Ok(self
             .all_lots()
             .into_iter()

@@ -40,6 +40,14 @@ pub struct Env {
     pub pg_admin: Option<(String, String)>,
 }
 
+/// The `roastery` binary under test: this build's, or `ROASTERY_TEST_BINARY` (to measure
+/// another build the same way, e.g. a release build or an older commit).
+pub fn binary() -> PathBuf {
+    std::env::var_os("ROASTERY_TEST_BINARY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_roastery")))
+}
+
 impl Env {
     pub fn new(backend: Backend, name: &'static str, scopes: &'static str) -> Option<Env> {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -87,7 +95,7 @@ impl Env {
     }
 
     pub fn command(&self, port: u16) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_roastery"));
+        let mut command = Command::new(binary());
         command
             .env("ROASTERY_LISTEN", format!("127.0.0.1:{port}"))
             .env("ROASTERY_DATABASE_URL", &self.database_url)

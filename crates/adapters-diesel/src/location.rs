@@ -1,0 +1,86 @@
+//! Locations.
+
+use roastery_domain::event::{Change, Resource, Subject};
+use diesel::prelude::*;
+use roastery_domain::location::Location;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_ports::repo::*;
+use uuid::Uuid;
+
+use crate::error::OrStoreError;
+use crate::row::uuid;
+use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
+
+use crate::schema::*;
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = locations)]
+struct LocationRow {
+    id: String,
+    name: String,
+    external_id: Option<String>,
+    created_at: chrono::NaiveDateTime,
+}
+
+impl LocationRow {
+    fn into_domain(self) -> StoreResult<Location> {
+        Ok(Location {
+            id: uuid("location", &self.id)?,
+            name: self.name,
+            external_id: self.external_id,
+            created_at: from_db(self.created_at),
+        })
+    }
+}
+
+impl LocationRepo for DieselTx {
+    fn insert_location(&mut self, l: &Location) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Location, l.id), Change::Created);
+        diesel::insert_into(locations::table)
+            .values(LocationRow {
+                id: l.id.to_string(),
+                name: l.name.clone(),
+                external_id: l.external_id.clone(),
+                created_at: to_db(l.created_at),
+            })
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn location(&mut self, id: Uuid) -> StoreResult<Option<Location>> {
+        locations::table
+            .find(id.to_string())
+            .first::<LocationRow>(self.conn())
+            .optional()
+            .store()?
+            .map(LocationRow::into_domain)
+            .transpose()
+    }
+
+    fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>> {
+        locations::table
+            .filter(locations::external_id.eq(external_id))
+            .first::<LocationRow>(self.conn())
+            .optional()
+            .store()?
+            .map(LocationRow::into_domain)
+            .transpose()
+    }
+
+    fn list_locations(&mut self, page: &PageRequest) -> StoreResult<Page<Location>> {
+        let query = locations::table.into_boxed();
+        let rows: Vec<LocationRow> =
+            newest_first!(query, page, locations::created_at, locations::id)
+                .load(self.conn())
+                .store()?;
+        let items = rows
+            .into_iter()
+            .map(LocationRow::into_domain)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_overfetch(items, page.limit, |l| {
+            (l.created_at, l.id)
+        }))
+    }
+}

@@ -1,0 +1,71 @@
+//! Service accounts and their access tokens.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use roastery_domain::account::{AccessGrant, Account};
+
+use super::MemTx;
+use crate::repo::*;
+
+#[derive(Debug, Clone, Default)]
+pub struct AccountData {
+    accounts: BTreeMap<String, Credentials>,
+    tokens: BTreeMap<String, AccessGrant>,
+}
+
+impl AccountRepo for MemTx {
+    fn insert_account(&mut self, credentials: &Credentials) -> StoreResult<()> {
+        self.data
+            .accounts
+            .accounts
+            .insert(credentials.account.client_id.clone(), credentials.clone());
+        Ok(())
+    }
+
+    fn account(&mut self, client_id: &str) -> StoreResult<Option<Credentials>> {
+        Ok(self.data.accounts.accounts.get(client_id).cloned())
+    }
+
+    fn accounts(&mut self) -> StoreResult<Vec<Account>> {
+        Ok(self
+            .data
+            .accounts
+            .accounts
+            .values()
+            .map(|c| c.account.clone())
+            .collect())
+    }
+
+    fn set_account_revoked(&mut self, client_id: &str, at: DateTime<Utc>) -> StoreResult<()> {
+        if let Some(c) = self.data.accounts.accounts.get_mut(client_id) {
+            c.account.revoked_at = Some(at);
+        }
+        Ok(())
+    }
+
+    fn insert_token(&mut self, token_hash: &str, grant: &AccessGrant) -> StoreResult<()> {
+        self.data
+            .accounts
+            .tokens
+            .insert(token_hash.to_owned(), grant.clone());
+        Ok(())
+    }
+
+    fn grant_for_token(&mut self, token_hash: &str) -> StoreResult<Option<StoredGrant>> {
+        let data = &self.data.accounts;
+        Ok(data.tokens.get(token_hash).map(|grant| StoredGrant {
+            grant: grant.clone(),
+            account_active: data
+                .accounts
+                .get(&grant.client_id)
+                .is_some_and(|c| c.account.is_active()),
+        }))
+    }
+
+    fn delete_tokens_expired_before(&mut self, at: DateTime<Utc>) -> StoreResult<usize> {
+        let before = self.data.accounts.tokens.len();
+        self.data.accounts.tokens.retain(|_, g| g.expires_at > at);
+        Ok(before - self.data.accounts.tokens.len())
+    }
+}

@@ -1,0 +1,39 @@
+//! Settings and number sequences.
+
+use std::collections::BTreeMap;
+
+use super::MemTx;
+use crate::repo::*;
+
+#[derive(Debug, Clone, Default)]
+pub struct SystemData {
+    settings: BTreeMap<String, String>,
+    sequences: BTreeMap<String, i64>,
+}
+
+impl SystemRepo for MemTx {
+    fn ping(&mut self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    fn setting_or_insert(&mut self, name: &str, value: &str) -> StoreResult<String> {
+        Ok(self
+            .data
+            .system
+            .settings
+            .entry(name.to_owned())
+            .or_insert_with(|| value.to_owned())
+            .clone())
+    }
+
+    fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {
+        let n = self
+            .data
+            .system
+            .sequences
+            .entry(sequence.to_owned())
+            .or_insert(0);
+        *n += 1;
+        Ok(*n)
+    }
+}
