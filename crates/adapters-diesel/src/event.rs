@@ -32,8 +32,8 @@ use roastery_ports::repo::*;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
-use crate::row::uuid;
 use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
 use crate::schema::{deliveries, events, webhooks};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};

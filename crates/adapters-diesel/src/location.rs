@@ -1,7 +1,7 @@
 //! Locations.
 
-use roastery_domain::event::{Change, Resource, Subject};
 use diesel::prelude::*;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_ports::repo::*;

@@ -1,7 +1,7 @@
 //! Projects.
 
-use roastery_domain::event::{Change, Resource, Subject};
 use diesel::prelude::*;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::Project;
 use roastery_ports::repo::*;

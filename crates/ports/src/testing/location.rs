@@ -10,7 +10,10 @@ use crate::repo::*;
 
 impl LocationRepo for MemTx {
     fn insert_location(&mut self, location: &Location) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::Location, location.id), Change::Created);
+        self.record_change(
+            Subject::new(Resource::Location, location.id),
+            Change::Created,
+        );
         self.data.locations.push(location.clone());
         Ok(())
     }
