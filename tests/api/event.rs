@@ -555,7 +555,15 @@ both_databases! {
         assert_eq!(feed.first(), Some(&event), "the body is the event as the feed answers it");
 
         let hook_id = id(&hook);
-        let d = deliveries(&app, &token, &hook_id).await;
+        // The outcome is stored once the receiver has answered.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let d = loop {
+            let d = deliveries(&app, &token, &hook_id).await;
+            if d.first().is_some_and(|d| d["status"] != "PENDING") || Instant::now() > deadline {
+                break d;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(d[0]["eventId"], event["id"]);
         assert_eq!(d[0]["status"], "DELIVERED");
