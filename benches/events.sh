@@ -22,11 +22,16 @@ fi
 bin="$PWD/target/$profile/roastery"
 work="$(mktemp -d)"
 trap 'kill "$server" "$receiver" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
-  -addext subjectAltName=DNS:localhost -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+# A throwaway CA (trusted through ROASTERY_WEBHOOK_CA_FILE) and the receiver's certificate.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=bench-ca \
+  -keyout "$work/ca-key.pem" -out "$work/ca.pem" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout "$work/key.pem" -out "$work/req.pem" 2>/dev/null
+printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n' > "$work/ext.cnf"
+openssl x509 -req -in "$work/req.pem" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" -CAcreateserial \
+  -days 1 -extfile "$work/ext.cnf" -out "$work/cert.pem" 2>/dev/null
 export ROASTERY_DATABASE_URL="${ROASTERY_DATABASE_URL:-sqlite://$work/bench.db}"
 export ROASTERY_RATE_LIMIT=off RUST_LOG=warn,rustls=error
-export ROASTERY_WEBHOOK_ALLOW_PRIVATE=on ROASTERY_WEBHOOK_CA_FILE="$work/cert.pem"
+export ROASTERY_WEBHOOK_ALLOW_PRIVATE=on ROASTERY_WEBHOOK_CA_FILE="$work/ca.pem"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port=$(free_port); hook_port=$(free_port)
 export ROASTERY_LISTEN="127.0.0.1:$port"
