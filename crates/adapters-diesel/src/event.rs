@@ -121,26 +121,39 @@ impl EventRepo for DieselTx {
             ),
             AnyConnection::Sqlite(_) => None,
         };
-        for event in list {
-            let sequence = match xid {
-                Some(_) => None,
-                None => Some(self.next_number(EVENT_COUNTER)?),
-            };
-            diesel::insert_into(events::table)
-                .values((
+        // SQLite: one writer at a time, so the numbers are taken here, all in one step.
+        let first = match xid {
+            Some(_) => None,
+            None => {
+                let last = self.counter(EVENT_COUNTER)?;
+                let count = i64::try_from(list.len())
+                    .map_err(|_| StoreError::Internal("too many events".into()))?;
+                self.set_counter(EVENT_COUNTER, last + count)?;
+                Some(last + 1)
+            }
+        };
+        let rows: Vec<_> = list
+            .iter()
+            .zip(0i64..)
+            .map(|(event, n)| {
+                (
                     events::id.eq(event.id.to_string()),
-                    events::sequence.eq(sequence),
+                    events::sequence.eq(first.map(|f| f + n)),
                     events::writer_xid.eq(xid),
                     events::event_type.eq(event.event_type.to_string()),
                     events::subject_id.eq(event.subject.id.to_string()),
                     events::subject_type.eq(event.subject.resource.as_str()),
-                    events::operation.eq(&event.operation),
-                    events::client_id.eq(&event.client_id),
+                    events::operation.eq(event.operation.clone()),
+                    events::client_id.eq(event.client_id.clone()),
                     events::created_date.eq(to_db(event.created_date)),
-                ))
-                .execute(self.conn())
-                .store()?;
-        }
+                )
+            })
+            .collect();
+        // One statement for the whole batch.
+        on_backend!(self.conn(), |c| diesel::insert_into(events::table)
+            .values(&rows)
+            .execute(c))
+        .store()?;
         Ok(())
     }
 
