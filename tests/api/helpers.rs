@@ -15,7 +15,6 @@
 
 use std::sync::OnceLock;
 
-use diesel::{Connection, PgConnection, RunQueryDsl};
 use oauth2::basic::BasicClient;
 use oauth2::{ClientId, ClientSecret, Scope as OAuthScope, TokenResponse, TokenUrl};
 use roastery_adapters_diesel::DieselStore;
@@ -30,7 +29,7 @@ pub use serde_json::json;
 pub const ALL_SCOPES: &str = "inventory.green inventory.roast inventory.blend inventory.trace quality.cupping \
     quality.physical mrp.product mrp.order core.location core.project core.event";
 
-pub const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";
+use roastery_test_support::database::{self, TestDatabase};
 
 pub struct Certificate {
     pub dir: tempfile::TempDir,
@@ -74,7 +73,7 @@ pub struct TestApp {
     server: Option<actix_server::ServerHandle>,
     thread: Option<std::thread::JoinHandle<()>>,
     _dir: Option<tempfile::TempDir>,
-    pg_admin: Option<(String, String)>,
+    _pg: Option<TestDatabase>,
 }
 
 impl TestApp {
@@ -85,24 +84,15 @@ impl TestApp {
 
     /// Like [`TestApp::spawn`], with the configuration adjusted by `adjust`.
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Option<TestApp> {
-        let (database_url, dir, pg_admin) = match backend {
+        let (database_url, dir, pg) = match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
                 let url = format!("sqlite://{}", dir.path().join("roastery.db").display());
                 (url, Some(dir), None)
             }
             Backend::Postgres => {
-                let Ok(admin) = std::env::var(PG_ENV) else {
-                    eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
-                    return None;
-                };
-                let name = format!("roastery_t_{}", uuid::Uuid::now_v7().simple());
-                let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
-                diesel::sql_query(format!("CREATE DATABASE {name}"))
-                    .execute(&mut conn)
-                    .expect("create test database");
-                let url = database_on(&admin, &name);
-                (url, None, Some((admin, name)))
+                let db = database::postgres("roastery_t")?;
+                (db.url.clone(), None, Some(db))
             }
         };
         let cert = certificate();
@@ -154,7 +144,7 @@ impl TestApp {
             server: Some(handle),
             thread: Some(thread),
             _dir: dir,
-            pg_admin,
+            _pg: pg,
         })
     }
 
@@ -255,23 +245,6 @@ impl TestApp {
     }
 }
 
-/// The same server URL with another database name.
-fn database_on(admin: &str, name: &str) -> String {
-    let (base, query) = match admin.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (admin, None),
-    };
-    let authority_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-    let base = match base[authority_end..].find('/') {
-        Some(i) => &base[..authority_end + i],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{base}/{name}?{q}"),
-        None => format!("{base}/{name}"),
-    }
-}
-
 pub fn parse(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
@@ -300,13 +273,7 @@ impl Drop for TestApp {
         if let Some(thread) = self.thread.take() {
             thread.join().ok();
         }
-        if let Some((admin, name)) = self.pg_admin.take()
-            && let Ok(mut conn) = PgConnection::establish(&admin)
-        {
-            diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                .execute(&mut conn)
-                .ok();
-        }
+        // The database (`_pg`) is dropped after the server has stopped.
     }
 }
 

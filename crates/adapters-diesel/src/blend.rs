@@ -8,6 +8,7 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::lot_source::LotSource;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::Stock;
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{BlendRepo, StoreResult};
 use uuid::Uuid;
@@ -124,8 +125,6 @@ impl BlendRepo for DieselTx {
     }
 
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
-        // A shipment takes weight from the lot it loads here.
-        self.lock_one(crate::lock::Locked::BlendedLots, &id.to_string())?;
         let rows: Vec<BlendedLotRow> = blended_lots::table
             .filter(blended_lots::id.eq(id.to_string()))
             .load(self.conn())
@@ -133,7 +132,12 @@ impl BlendRepo for DieselTx {
         Ok(self.blended_lots_with_sources(rows)?.pop())
     }
 
-    fn update_blended_lot_stock(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
+        ForUpdate::load(self, Rows::BlendedLots(&[id]), |tx| tx.blended_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
         diesel::update(blended_lots::table.find(lot.id.to_string()))
             .set((

@@ -13,6 +13,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_ports::StoreError;
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -231,7 +232,6 @@ impl CuppingRepo for DieselTx {
     }
 
     fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>> {
-        self.lock_one(crate::lock::Locked::Cuppings, &id.to_string())?;
         let row: Option<CuppingRow> = cuppings::table
             .find(id.to_string())
             .first(self.conn())
@@ -240,10 +240,17 @@ impl CuppingRepo for DieselTx {
         Ok(self.restore_cuppings(row.into_iter().collect())?.pop())
     }
 
-    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::Cupping, id), Change::Updated);
-        diesel::update(cuppings::table.find(id.to_string()))
-            .set(cuppings::state.eq(state.as_str()))
+    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
+        ForUpdate::load(self, Rows::Cuppings(&[id]), |tx| tx.cupping(id)).map(ForUpdate::transpose)
+    }
+
+    fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Updated,
+        );
+        diesel::update(cuppings::table.find(cupping.id().to_string()))
+            .set(cuppings::state.eq(cupping.state().as_str()))
             .execute(self.conn())
             .store()
             .map(drop)

@@ -14,14 +14,13 @@ use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{GreenLotRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
-use crate::lock::Locked;
 use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -29,7 +28,11 @@ use crate::time::{StoredInstant, from_db, to_db};
 use crate::schema::green_lots;
 
 /// The unique index that keeps one active lot per origin and location.
-const ONE_ACTIVE_PER_LOCATION: &str = "green_lots_one_active_per_location";
+/// PostgreSQL names the index that refused a row; SQLite names its columns.
+const ONE_ACTIVE_PER_LOCATION: [&str; 2] = [
+    "green_lots_one_active_per_location",
+    "green_lots.origin_id, green_lots.location_id",
+];
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lots)]
@@ -217,14 +220,16 @@ impl GreenLotRepo for DieselTx {
         {
             // A concurrent transaction created the active lot of this origin at this location
             // after this one looked for it: run the unit of work again, it will merge.
-            Err(StoreError::Duplicate(message)) if message.contains(ONE_ACTIVE_PER_LOCATION) => {
+            Err(StoreError::Duplicate(message))
+                if ONE_ACTIVE_PER_LOCATION.iter().any(|m| message.contains(m)) =>
+            {
                 Err(StoreError::Contention)
             }
             other => other.map(drop),
         }
     }
 
-    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+    fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let change = GreenLotRow::from_domain(lot)?.change();
         let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
@@ -241,26 +246,6 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
-        let key = id.to_string();
-        let lock = self.lock_rows;
-        let row = match self.conn() {
-            // Locked and read in one statement: the lot alone is what changes.
-            AnyConnection::Postgresql(c) if lock => green_lots::table
-                .find(&key)
-                .for_update()
-                .first::<GreenLotRow>(c)
-                .optional(),
-            conn => on_backend!(conn, |c| green_lots::table
-                .find(&key)
-                .first::<GreenLotRow>(c)
-                .optional()),
-        };
-        row.store()?.map(GreenLotRow::into_domain).transpose()
-    }
-
-    fn green_lot_to_transfer(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
-        // Every lot of the origin: a transfer may go on to merge into any of them.
-        self.lock_one(Locked::GreenLotOrigins, &id.to_string())?;
         green_lots::table
             .find(id.to_string())
             .first::<GreenLotRow>(self.conn())
@@ -270,9 +255,35 @@ impl GreenLotRepo for DieselTx {
             .transpose()
     }
 
+    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
+        ForUpdate::load(self, Rows::GreenLots(&[id]), |tx| tx.green_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn green_lot_to_transfer(
+        &mut self,
+        id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
+        let loaded = ForUpdate::load(self, Rows::GreenLotOrigin(id), |tx| {
+            let Some(source) = tx.green_lot(id)? else {
+                return Ok(None);
+            };
+            let target = tx.active_green_lot_at(source.origin_id, location_id)?;
+            Ok(Some((source, target)))
+        })?;
+        Ok(loaded.transpose().map(|both| {
+            let (source, target) = both.unzip();
+            (source, target.transpose())
+        }))
+    }
+
+    fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>> {
+        ForUpdate::load(self, Rows::GreenLots(ids), |tx| tx.green_lots_by_ids(ids))
+            .map(ForUpdate::into_each)
+    }
+
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {
-        let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        self.lock(Locked::GreenLots, &keys)?;
         let mut found = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(Uuid::to_string).collect();

@@ -59,6 +59,17 @@ impl LocationRepo for DieselTx {
             .transpose()
     }
 
+    fn locations_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Location>> {
+        let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+        locations::table
+            .filter(locations::id.eq_any(keys))
+            .load::<LocationRow>(self.conn())
+            .store()?
+            .into_iter()
+            .map(LocationRow::into_domain)
+            .collect()
+    }
+
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>> {
         locations::table
             .filter(locations::external_id.eq(external_id))

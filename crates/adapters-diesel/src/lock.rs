@@ -23,7 +23,9 @@
 use diesel::prelude::*;
 use diesel::{PgConnection, QueryResult};
 
+use roastery_ports::lock::{RowLocks, Rows};
 use roastery_ports::repo::StoreResult;
+use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
@@ -79,21 +81,33 @@ impl Locked {
     }
 }
 
-impl DieselTx {
-    /// In a PostgreSQL write unit of work, locks the rows of `what` whose key is among `keys`
-    /// (in primary-key order); elsewhere does nothing. Rows that do not exist lock nothing.
-    pub(crate) fn lock(&mut self, what: Locked, keys: &[String]) -> StoreResult<()> {
-        if !self.lock_rows || keys.is_empty() {
+/// The only way rows get locked: through [`ForUpdate::load`](roastery_ports::lock::ForUpdate),
+/// which the loaders `…_for_update` of each repository call before they read.
+impl RowLocks for DieselTx {
+    /// In a PostgreSQL write unit of work, locks `rows` (in primary-key order); elsewhere does
+    /// nothing. Rows that do not exist lock nothing.
+    fn lock_rows(&mut self, rows: Rows<'_>) -> StoreResult<()> {
+        if !self.lock_rows {
+            return Ok(());
+        }
+        let texts = |ids: &[Uuid]| ids.iter().map(Uuid::to_string).collect::<Vec<_>>();
+        let (what, keys) = match rows {
+            Rows::GreenLotOrigin(id) => (Locked::GreenLotOrigins, vec![id.to_string()]),
+            Rows::GreenLots(ids) => (Locked::GreenLots, texts(ids)),
+            Rows::RoastedLots(ids) => (Locked::RoastedLots, texts(ids)),
+            Rows::BlendedLots(ids) => (Locked::BlendedLots, texts(ids)),
+            Rows::Cuppings(ids) => (Locked::Cuppings, texts(ids)),
+            Rows::Orders(ids) => (Locked::OrdersById, texts(ids)),
+            Rows::OrdersByExternalId(keys) => (Locked::OrdersByExternalId, keys.to_vec()),
+            Rows::ProductsByExternalId(keys) => (Locked::ProductsByExternalId, keys.to_vec()),
+        };
+        if keys.is_empty() {
             return Ok(());
         }
         match self.conn() {
-            AnyConnection::Postgresql(c) => what.run(c, keys).store().map(drop),
+            AnyConnection::Postgresql(c) => what.run(c, &keys).store().map(drop),
             AnyConnection::Sqlite(_) => Ok(()),
         }
-    }
-
-    pub(crate) fn lock_one(&mut self, what: Locked, key: &str) -> StoreResult<()> {
-        self.lock(what, &[key.to_owned()])
     }
 }
 

@@ -20,6 +20,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
@@ -86,9 +87,9 @@ struct ItemRow {
     quantity: i32,
 }
 
-fn item_rows(orders: &[Order]) -> StoreResult<Vec<ItemRow>> {
+fn item_rows<'a>(orders: impl IntoIterator<Item = &'a Order>) -> StoreResult<Vec<ItemRow>> {
     orders
-        .iter()
+        .into_iter()
         .flat_map(|o| {
             o.items
                 .iter()
@@ -175,7 +176,6 @@ type OrderExpr<ST> = Box<dyn BoxableExpression<orders::table, Db, SqlType = ST>>
 
 impl OrderRepo for DieselTx {
     fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {
-        self.lock(crate::lock::Locked::OrdersByExternalId, external_ids)?;
         let mut rows = Vec::new();
         for chunk in external_ids.chunks(CHUNK) {
             rows.extend(
@@ -186,6 +186,13 @@ impl OrderRepo for DieselTx {
             );
         }
         self.with_items(rows)
+    }
+
+    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>> {
+        ForUpdate::load(self, Rows::OrdersByExternalId(external_ids), |tx| {
+            tx.orders_by_external_ids(external_ids)
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
@@ -216,7 +223,7 @@ impl OrderRepo for DieselTx {
         self.insert_items(&item_rows(orders)?)
     }
 
-    fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+    fn update_orders(&mut self, orders: &[ForUpdate<Order>]) -> StoreResult<()> {
         for o in orders {
             self.record_change(Subject::new(Resource::Order, o.id), Change::Updated);
         }
@@ -273,11 +280,10 @@ impl OrderRepo for DieselTx {
                 .execute(self.conn())
                 .store()?;
         }
-        self.insert_items(&item_rows(orders)?)
+        self.insert_items(&item_rows(orders.iter().map(|o| &**o))?)
     }
 
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
-        self.lock_one(crate::lock::Locked::OrdersById, &id.to_string())?;
         let row: Option<OrderRow> = orders::table
             .find(id.to_string())
             .first(self.conn())
@@ -286,7 +292,11 @@ impl OrderRepo for DieselTx {
         Ok(self.with_items(row.into_iter().collect())?.pop())
     }
 
-    fn record_shipments(&mut self, order: &Order) -> StoreResult<()> {
+    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>> {
+        ForUpdate::load(self, Rows::Orders(&[id]), |tx| tx.order(id)).map(ForUpdate::transpose)
+    }
+
+    fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::Order, order.id), Change::Updated);
         let id = order.id.to_string();
         diesel::update(orders::table.find(&id))

@@ -16,6 +16,7 @@ use diesel::sql_types::{Text, Timestamp};
 use roastery_domain::decimal;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{PackageSize, Product, Sku, Variant};
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::*;
 
 use crate::connection::AnyConnection;
@@ -120,7 +121,6 @@ impl DieselTx {
 
 impl ProductRepo for DieselTx {
     fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>> {
-        self.lock(crate::lock::Locked::ProductsByExternalId, external_ids)?;
         let mut rows = Vec::new();
         for chunk in external_ids.chunks(CHUNK) {
             rows.extend(
@@ -131,6 +131,16 @@ impl ProductRepo for DieselTx {
             );
         }
         self.with_variants(rows)
+    }
+
+    fn products_for_update(
+        &mut self,
+        external_ids: &[String],
+    ) -> StoreResult<Vec<ForUpdate<Product>>> {
+        ForUpdate::load(self, Rows::ProductsByExternalId(external_ids), |tx| {
+            tx.products_by_external_ids(external_ids)
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>> {

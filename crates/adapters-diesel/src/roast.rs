@@ -23,6 +23,7 @@ use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
+use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::{RoastRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -448,7 +449,7 @@ impl RoastRepo for DieselTx {
         Ok(())
     }
 
-    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+    fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
         diesel::update(roasted_lots::table.find(lot.id.to_string()))
             .set((
@@ -462,12 +463,23 @@ impl RoastRepo for DieselTx {
     }
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
-        self.lock_one(crate::lock::Locked::RoastedLots, &id.to_string())?;
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .filter(roasted_lots::id.eq(id.to_string()))
             .load(self.conn())
             .store()?;
         Ok(self.roasted_lots_with_sources(rows)?.pop())
+    }
+
+    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
+        ForUpdate::load(self, Rows::RoastedLots(&[id]), |tx| tx.roasted_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>> {
+        ForUpdate::load(self, Rows::RoastedLots(ids), |tx| {
+            tx.roasted_lots_by_ids(ids)
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {
@@ -479,8 +491,6 @@ impl RoastRepo for DieselTx {
     }
 
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>> {
-        // A blend takes weight from the lots it loads here: lock them all, in id order.
-        self.lock(crate::lock::Locked::RoastedLots, &id_texts(ids))?;
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .filter(roasted_lots::id.eq_any(id_texts(ids)))
             .load(self.conn())

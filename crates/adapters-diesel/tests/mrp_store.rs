@@ -14,7 +14,7 @@
     clippy::cast_sign_loss
 )]
 
-mod support;
+use roastery_test_support::database as support;
 
 use std::sync::Arc;
 

@@ -15,7 +15,6 @@
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use roastery_adapters_diesel::DieselStore;
@@ -41,7 +40,7 @@ use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-mod support;
+use roastery_test_support::database as support;
 
 fn kg(s: &str) -> Weight {
     Weight::new(Decimal::from_str(s).unwrap(), WeightUnit::Kg).unwrap()
@@ -201,9 +200,8 @@ fn exercise(store: DieselStore) {
         machine: Some("Probat P12".into()),
     })
     .unwrap();
-    // Curves of 10,000 points each store and load quickly.
+    // Curves of 10,000 points each store and load whole, in order.
     let curves = vec![curve("BT", 10_000), curve("ET", 10_000)];
-    let started = Instant::now();
     app.store()
         .write(|tx| {
             tx.insert_roast_details(a.id, &details)?;
@@ -212,9 +210,7 @@ fn exercise(store: DieselStore) {
         })
         .unwrap();
     let loaded_curves = app.store().read(|tx| Ok(tx.roast_curves(a.id)?)).unwrap();
-    let elapsed = started.elapsed();
     assert_eq!(loaded_curves, curves);
-    assert!(elapsed.as_secs_f64() < 2.0, "curves took {elapsed:?}");
     let found = app
         .store()
         .read(|tx| Ok(tx.roast_details_by_ids(&[b.id, a.id])?))

@@ -56,7 +56,7 @@ impl<S: Store> Roastery<S> {
                 return Err(BlendError::LocationNotFound(cmd.location_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let found = tx.roasted_lots_by_ids(&ids)?;
+            let found = tx.roasted_lots_for_update(&ids)?;
             let mut lots =
                 lot_sources::all_in_asked_order(LotKind::Roasted, &ids, found, |l| l.id)?;
             let lot_number = tx.next_number(LotKind::Blended.prefix())?;

@@ -109,11 +109,11 @@ impl<S: Store> Roastery<S> {
     pub fn set_cupping_state(&self, cmd: SetCuppingState) -> Result<CuppingView, AppError> {
         self.write("quality.cupping.setCuppingState", |tx| {
             let mut cupping = tx
-                .cupping(cmd.cupping_id)?
+                .cupping_for_update(cmd.cupping_id)?
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
             cupping.set_state(cmd.state)?;
-            tx.update_cupping_state(cupping.id(), cupping.state())?;
-            Ok(view(tx, cupping)?)
+            tx.update_cupping_state(&cupping)?;
+            Ok(view(tx, cupping.into_inner())?)
         })
     }
 
@@ -143,9 +143,9 @@ impl<S: Store> Roastery<S> {
             now,
         )?;
         self.write("quality.cupping.recordCuppingResults", |tx| {
-            // 2. Load.
+            // 2. Load, locked: the cupping must not close before the results commit.
             let cupping = tx
-                .cupping(cmd.cupping_id)?
+                .cupping_for_update(cmd.cupping_id)?
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
             // 3. Decide.
             let recorded = cupping.record_results(results.clone())?;

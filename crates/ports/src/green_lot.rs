@@ -190,8 +190,8 @@ impl<S: Store> Roastery<S> {
     pub fn transfer_green_lot(&self, cmd: TransferGreenLot) -> Result<GreenLotTransfer, AppError> {
         self.write("inventory.green.transferGreenLotToLocation", |tx| {
             let now = self.clock.now();
-            let mut source = tx
-                .green_lot_to_transfer(cmd.green_lot_id)?
+            let (mut source, mut target) = tx
+                .green_lot_to_transfer(cmd.green_lot_id, cmd.destination_location_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let destination = tx
                 .location(cmd.destination_location_id)?
@@ -199,7 +199,6 @@ impl<S: Store> Roastery<S> {
             // Judged by the domain after its state and conflict rules.
             let weight = RequestedWeight::from(cmd.weight);
             let source_before = source.weight();
-            let mut target = tx.active_green_lot_at(source.origin_id, destination.id)?;
             let target_before = target.as_ref().map(|t| t.weight());
             let transfer = match target.as_mut().filter(|t| t.id != source.id) {
                 Some(target) => source.transfer(weight, Destination::Merge(target), now)?,
@@ -236,7 +235,7 @@ impl<S: Store> Roastery<S> {
                     };
                     tx.update_green_lot(first)?;
                     tx.update_green_lot(second)?;
-                    target
+                    target.into_inner()
                 }
             };
             let destination_before = match target_before {
@@ -270,7 +269,7 @@ impl<S: Store> Roastery<S> {
             };
             Ok(GreenLotTransfer {
                 source: GreenLotView {
-                    lot: source,
+                    lot: source.into_inner(),
                     location: source_location,
                 },
                 destination: GreenLotView {
@@ -285,7 +284,7 @@ impl<S: Store> Roastery<S> {
         self.write("inventory.green.setGreenLotWeight", |tx| {
             let now = self.clock.now();
             let mut lot = tx
-                .green_lot(cmd.green_lot_id)?
+                .green_lot_for_update(cmd.green_lot_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let before = lot.weight();
             let change = lot.set_weight(RequestedWeight::from(cmd.weight), now)?;
@@ -309,7 +308,10 @@ impl<S: Store> Roastery<S> {
                 Some(id) => tx.location(id)?,
                 None => None,
             };
-            Ok(GreenLotView { lot, location })
+            Ok(GreenLotView {
+                lot: lot.into_inner(),
+                location,
+            })
         })
     }
 
@@ -351,23 +353,47 @@ pub(crate) fn green_ref(id: Uuid) -> TypedLotRef {
     }
 }
 
-/// Attaches each lot's location, reading every location once.
+/// The stored locations among `ids`, by id, read in one query.
+pub(crate) fn locations_by_id(
+    tx: &mut impl Repos,
+    ids: impl IntoIterator<Item = Uuid>,
+) -> Result<HashMap<Uuid, Location>, AppError> {
+    let mut ids: Vec<Uuid> = ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok((tx.locations_by_ids(&ids)?.into_iter())
+        .map(|l| (l.id, l))
+        .collect())
+}
+
+/// Attaches each lot's location, reading the locations in one query.
+pub(crate) fn with_locations_of(
+    tx: &mut impl Repos,
+    lots: Vec<GreenLot>,
+) -> Result<Vec<GreenLotView>, AppError> {
+    let locations = locations_by_id(tx, lots.iter().filter_map(|l| l.location_id))?;
+    Ok(lots
+        .into_iter()
+        .map(|lot| GreenLotView {
+            location: lot.location_id.and_then(|id| locations.get(&id).cloned()),
+            lot,
+        })
+        .collect())
+}
+
+/// Attaches each lot's location, reading the locations in one query.
 fn with_locations(
     tx: &mut impl Repos,
     lots: Page<GreenLot>,
 ) -> Result<Page<GreenLotView>, AppError> {
-    let mut locations: HashMap<Uuid, Option<Location>> = HashMap::new();
-    for id in lots.items.iter().filter_map(|l| l.location_id) {
-        if let std::collections::hash_map::Entry::Vacant(e) = locations.entry(id) {
-            e.insert(tx.location(id)?);
-        }
-    }
-    Ok(lots.map(|lot| GreenLotView {
-        location: lot
-            .location_id
-            .and_then(|id| locations.get(&id).cloned().flatten()),
-        lot,
-    }))
+    let next = lots.next;
+    Ok(Page {
+        items: with_locations_of(tx, lots.items)?,
+        next,
+    })
 }
 
 #[cfg(test)]

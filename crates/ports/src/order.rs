@@ -25,6 +25,7 @@ use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
 use crate::error::{AppError, StoreError};
+use crate::lock::ForUpdate;
 use crate::repo::*;
 use crate::{Repos, Roastery, Store};
 
@@ -67,9 +68,9 @@ pub struct ShipAllocation {
 
 /// A lot an order ships from, as loaded.
 enum Held {
-    Green(GreenLot),
-    Roasted(RoastedLot),
-    Blended(BlendedLot),
+    Green(ForUpdate<GreenLot>),
+    Roasted(ForUpdate<RoastedLot>),
+    Blended(ForUpdate<BlendedLot>),
 }
 
 impl Held {
@@ -138,19 +139,19 @@ fn load_lots(tx: &mut impl Repos, allocations: &[ShipAllocation]) -> Result<Vec<
     ids.dedup();
     let mut found: HashMap<Uuid, Held> = HashMap::with_capacity(ids.len());
     found.extend(
-        tx.green_lots_by_ids(&ids)?
+        tx.green_lots_for_update(&ids)?
             .into_iter()
             .map(|l| (l.id, Held::Green(l))),
     );
     ids.retain(|id| !found.contains_key(id));
     found.extend(
-        tx.roasted_lots_by_ids(&ids)?
+        tx.roasted_lots_for_update(&ids)?
             .into_iter()
             .map(|l| (l.id, Held::Roasted(l))),
     );
     ids.retain(|id| !found.contains_key(id));
     for id in ids {
-        if let Some(l) = tx.blended_lot(id)? {
+        if let Some(l) = tx.blended_lot_for_update(id)? {
             found.insert(id, Held::Blended(l));
         }
     }
@@ -205,27 +206,36 @@ impl<S: Store> Roastery<S> {
         skus.dedup();
         self.write("mrp.order.setOrders", |tx| {
             // 2. Load.
-            let stored = tx.orders_by_external_ids(&external_ids)?;
-            let stored: HashMap<&str, &Order> =
-                stored.iter().map(|o| (o.external_id.as_str(), o)).collect();
+            let mut stored: HashMap<String, ForUpdate<Order>> = tx
+                .orders_for_update(&external_ids)?
+                .into_iter()
+                .map(|o| (o.external_id.clone(), o))
+                .collect();
             let known: HashSet<Sku> = tx.sku_owners(&skus)?.into_iter().map(|(s, _)| s).collect();
             // 3. Decide.
             let planned = plan_orders(
                 &inputs,
-                |ext| stored.get(ext).copied(),
+                |ext| stored.get(ext).map(|o| &**o),
                 |sku| known.contains(sku),
                 now,
                 || self.ids.new_id(),
             )
             .map_err(AppError::bulk)?;
-            let pick = |change: Change| -> Vec<Order> {
-                planned
-                    .iter()
-                    .filter(|p| p.change == change)
-                    .map(|p| p.record.clone())
-                    .collect()
-            };
-            let (created, updated) = (pick(Change::Created), pick(Change::Updated));
+            let mut created = Vec::new();
+            let mut updated = Vec::new();
+            for p in &planned {
+                match p.change {
+                    Change::Created => created.push(p.record.clone()),
+                    Change::Updated => {
+                        let mut order = stored.remove(&p.record.external_id).ok_or_else(|| {
+                            StoreError::Internal("updated an order that was not loaded".into())
+                        })?;
+                        *order = p.record.clone();
+                        updated.push(order);
+                    }
+                    Change::Unchanged => {}
+                }
+            }
             if !created.is_empty() {
                 tx.insert_orders(&created)?;
             }
@@ -245,12 +255,12 @@ impl<S: Store> Roastery<S> {
         self.write("mrp.order.setOrderStatus", |tx| {
             // 2. Load.
             let mut order = tx
-                .order(cmd.order_id)?
+                .order_for_update(cmd.order_id)?
                 .ok_or(OrderError::NotFound(cmd.order_id))?;
             // 3. Decide.
             order.set_status(status, now)?;
             tx.update_orders(std::slice::from_ref(&order))?;
-            Ok(order)
+            Ok(order.into_inner())
         })
     }
 
@@ -267,7 +277,7 @@ impl<S: Store> Roastery<S> {
         self.write("mrp.order.shipOrder", |tx| {
             // resource_not_found: the order, then each lot.
             let mut order = tx
-                .order(cmd.order_id)?
+                .order_for_update(cmd.order_id)?
                 .ok_or(OrderError::NotFound(cmd.order_id))?;
             let mut held = load_lots(tx, &cmd.allocations)?;
             let allocations: Vec<Allocation> = cmd
@@ -300,7 +310,8 @@ impl<S: Store> Roastery<S> {
             }
             let owners = tx.sku_owners(&skus)?;
             let external_ids: Vec<String> = owners.iter().map(|(_, p)| p.clone()).collect();
-            let products = tx.products_by_external_ids(&external_ids)?;
+            // Locked: their variants' package sizes must not change before the order ships.
+            let products = tx.products_for_update(&external_ids)?;
             let before: Vec<Weight> = held.iter().map(|h| h.stock().weight()).collect();
             let mut shipments = Vec::with_capacity(allocations.len());
             for a in &allocations {
@@ -349,7 +360,7 @@ impl<S: Store> Roastery<S> {
             order.ship(shipments, cmd.shipped_date, now);
             tx.record_shipments(&order)?;
             tx.insert_ledger_entries(&self.ledger_entries("mrp.order.shipOrder", now, &movements))?;
-            Ok(order)
+            Ok(order.into_inner())
         })
     }
 

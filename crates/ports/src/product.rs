@@ -11,7 +11,8 @@ use roastery_domain::bulk::{self, Change};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, ProductInput, Sku, plan_products};
 
-use crate::error::AppError;
+use crate::error::{AppError, StoreError};
+use crate::lock::ForUpdate;
 use crate::repo::*;
 use crate::{Roastery, Store};
 
@@ -60,14 +61,16 @@ impl<S: Store> Roastery<S> {
         skus.dedup();
         self.write("mrp.product.syncProducts", |tx| {
             // 2. Load.
-            let stored = tx.products_by_external_ids(&external_ids)?;
-            let stored: HashMap<&str, &Product> =
-                stored.iter().map(|p| (p.external_id.as_str(), p)).collect();
+            let mut stored: HashMap<String, ForUpdate<Product>> = tx
+                .products_for_update(&external_ids)?
+                .into_iter()
+                .map(|p| (p.external_id.clone(), p))
+                .collect();
             let owners: HashMap<Sku, String> = tx.sku_owners(&skus)?.into_iter().collect();
             // 3. Decide.
             let planned = plan_products(
                 &inputs,
-                |ext| stored.get(ext).copied(),
+                |ext| stored.get(ext).map(|p| &**p),
                 |sku| owners.get(sku).cloned(),
                 now,
                 || self.ids.new_id(),
@@ -79,13 +82,14 @@ impl<S: Store> Roastery<S> {
                 match p.change {
                     Change::Created => created.push(p.record.clone()),
                     Change::Updated => {
-                        let known = stored
-                            .get(p.record.external_id.as_str())
-                            .map_or(0, |s| s.variants.len());
-                        updated.push(ProductUpdate {
-                            product: p.record.clone(),
-                            added: p.record.variants.get(known..).unwrap_or_default().to_vec(),
-                        });
+                        let mut product =
+                            stored.remove(&p.record.external_id).ok_or_else(|| {
+                                StoreError::Internal("updated a product that was not loaded".into())
+                            })?;
+                        let known = product.variants.len();
+                        let added = p.record.variants.get(known..).unwrap_or_default().to_vec();
+                        *product = p.record.clone();
+                        updated.push(ProductUpdate { product, added });
                     }
                     Change::Unchanged => {}
                 }

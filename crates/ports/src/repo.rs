@@ -3,6 +3,10 @@
 //! Repositories return [`StoreError`] only; rules about what may be stored live in the domain and
 //! the use cases. Listing methods take a [`PageRequest`] and return newest first, ordered by an
 //! immutable instant with the id as tie-breaker.
+//!
+//! A write unit of work that changes a stored row loads it with a `…_for_update` loader, which
+//! locks it first, and hands the [`ForUpdate`] back to the method that writes it (see
+//! [`crate::lock`]); plain loaders never lock.
 
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
@@ -29,6 +33,7 @@ use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
 use crate::error::StoreError;
+use crate::lock::ForUpdate;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -70,6 +75,8 @@ pub trait AccountRepo {
 pub trait LocationRepo {
     fn insert_location(&mut self, location: &Location) -> StoreResult<()>;
     fn location(&mut self, id: Uuid) -> StoreResult<Option<Location>>;
+    /// The stored locations among `ids`, each once, in any order, in one query.
+    fn locations_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Location>>;
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>>;
     fn list_locations(&mut self, page: &PageRequest) -> StoreResult<Page<Location>>;
 }
@@ -85,16 +92,26 @@ pub trait GreenLotRepo {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()>;
     /// Writes back every field of a stored lot but its id, origin, lot number and registration
     /// date (those never change).
-    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()>;
+    fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()>;
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>>;
-    /// The lot a transfer takes from, like [`Self::green_lot`]. A store that locks the rows a
-    /// write loads locks every lot of its origin with it, in one go: the transfer may go on to
-    /// merge into any of them, and two transfers between the same lots must not each hold one.
-    fn green_lot_to_transfer(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
-        self.green_lot(id)
-    }
+    /// [`Self::green_lot`], locked alone.
+    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>>;
+    /// The lot a transfer takes from and the active lot of its origin at `location_id` (which may
+    /// be the same lot), locked with every lot of their origin in one go: the transfer may go on
+    /// to merge into any of them, and two transfers between the same lots must not each hold one.
+    #[expect(
+        clippy::type_complexity,
+        reason = "a source and its optional target, both locked"
+    )]
+    fn green_lot_to_transfer(
+        &mut self,
+        id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>>;
     /// The stored lots among `ids`, in the order of `ids`; unknown ids are skipped.
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>>;
+    /// [`Self::green_lots_by_ids`], all locked in one go.
+    fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>>;
     fn green_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<GreenLot>>;
     /// The active (not consumed) lot of origin `origin_id` at `location_id`, if any (at most one).
     fn active_green_lot_at(
@@ -118,9 +135,12 @@ pub trait GreenLotRepo {
 pub trait RoastRepo {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()>;
     /// Writes the current weight, consumed date and last-modified date of a stored lot.
-    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()>;
+    fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()>;
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>>;
+    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>>;
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>>;
+    /// [`Self::roasted_lots_by_ids`], all locked in one go.
+    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>>;
     /// The roasted lot imported from the roast log with this `roastUUID`.
     fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>>;
     /// Newest roasted date first; `from` (inclusive) filters on the roasted date.
@@ -144,8 +164,9 @@ pub trait RoastRepo {
 pub trait BlendRepo {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()>;
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>>;
+    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>>;
     /// Writes the current weight, consumed date and last-modified date of a stored lot.
-    fn update_blended_lot_stock(&mut self, lot: &BlendedLot) -> StoreResult<()>;
+    fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()>;
     /// Newest blended date first; `from` (inclusive) filters on the blended date.
     fn list_blended_lots(
         &mut self,
@@ -177,7 +198,11 @@ pub trait CuppingRepo {
     fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool>;
     fn insert_cupping(&mut self, cupping: &Cupping) -> StoreResult<()>;
     fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>>;
-    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()>;
+    /// [`Self::cupping`], locked: also what recording results holds, so that the cupping cannot
+    /// close meanwhile.
+    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>>;
+    /// Stores the state of a cupping.
+    fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()>;
     /// Newest `startDate` first.
     fn list_cuppings(
         &mut self,
@@ -229,7 +254,7 @@ pub trait PhysicalRepo {
 /// part of `product.variants`, at its end).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProductUpdate {
-    pub product: Product,
+    pub product: ForUpdate<Product>,
     pub added: Vec<Variant>,
 }
 
@@ -240,6 +265,11 @@ pub struct ProductUpdate {
 pub trait ProductRepo {
     /// The stored products (with every variant) of these external ids; unknown ids are left out.
     fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>>;
+    /// [`Self::products_by_external_ids`], all locked in one go.
+    fn products_for_update(
+        &mut self,
+        external_ids: &[String],
+    ) -> StoreResult<Vec<ForUpdate<Product>>>;
     /// For each of these SKUs that is stored: the SKU and the external id of its product.
     fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>>;
     fn insert_products(&mut self, products: &[Product]) -> StoreResult<()>;
@@ -272,13 +302,16 @@ impl OrderFilter {
 pub trait OrderRepo {
     /// The stored orders (with their items) of these external ids; unknown ids are left out.
     fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>>;
+    /// [`Self::orders_by_external_ids`], all locked in one go.
+    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>>;
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()>;
     /// Stores customer, customer type, status, `updated_at` and the items of each order (the
     /// order date and creation time never change).
-    fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()>;
+    fn update_orders(&mut self, orders: &[ForUpdate<Order>]) -> StoreResult<()>;
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>>;
+    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>>;
     /// Stores the shipped date and the shipments of an order, with its status and `updated_at`.
-    fn record_shipments(&mut self, order: &Order) -> StoreResult<()>;
+    fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()>;
     /// Newest `orderDate` first.
     fn list_orders(&mut self, filter: &OrderFilter, page: &PageRequest)
     -> StoreResult<Page<Order>>;

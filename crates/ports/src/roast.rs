@@ -1,5 +1,6 @@
-//! inventory.roast: roasted lots, their details and curves, processing profiles, and the writes
-//! that create them (recording a roast, importing a profile, setting a roasted lot's weight).
+//! inventory.roast: roasted lots, their details and curves, and the writes that create them
+//! (recording a roast, importing a roast log, setting a roasted lot's weight). Profiles have
+//! their own module (`profile.rs`).
 //!
 //! Reads answer views: a stored record plus the few names and external ids of what it refers to
 //! (its profile, its location), looked up in the same transaction.
@@ -10,9 +11,6 @@ use chrono::{DateTime, Utc};
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::page::{self, Page, PageRequest};
-use roastery_domain::profile::{
-    ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
-};
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
@@ -64,12 +62,6 @@ pub struct RoastedLotView {
 pub struct RoastDetailsView {
     pub roasted_lot: NamedLotRef,
     pub details: RoastDetails,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileView {
-    pub profile: Profile,
-    pub reference_roast: Option<NamedLotRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,16 +129,6 @@ impl roastery_domain::BrokenRule for RoastLogImportError {
 pub struct RecordedRoast {
     pub roasted_lot: RoastedLotView,
     pub green_lots: Vec<GreenLotView>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportProfile {
-    pub name: String,
-    pub external_id: Option<String>,
-    pub profile_group: Option<String>,
-    pub components: Vec<ComponentDraft>,
-    pub reference_roast_id: Option<Uuid>,
-    pub projects: Vec<String>,
 }
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
@@ -233,20 +215,6 @@ fn roasted_views(
     Ok(views)
 }
 
-fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
-    let reference_roast = match profile.reference_roast_id {
-        None => None,
-        Some(id) => tx.roasted_lot(id)?.map(|l| NamedLotRef {
-            id: l.id,
-            name: l.name,
-        }),
-    };
-    Ok(ProfileView {
-        profile,
-        reference_roast,
-    })
-}
-
 /// The roast made from the roast log with this `roastUUID`, with its green lots as they are now.
 fn imported_roast(
     tx: &mut impl Repos,
@@ -258,14 +226,7 @@ fn imported_roast(
     let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
     let mut found = tx.green_lots_by_ids(&ids)?;
     found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
-    let mut green_lots = Vec::with_capacity(found.len());
-    for lot in found {
-        let location = match lot.location_id {
-            Some(id) => tx.location(id)?,
-            None => None,
-        };
-        green_lots.push(GreenLotView { lot, location });
-    }
+    let green_lots = crate::green_lot::with_locations_of(tx, found)?;
     Ok(Some(RecordedRoast {
         roasted_lot: roasted_view(tx, lot)?,
         green_lots,
@@ -340,26 +301,6 @@ impl<S: Store> Roastery<S> {
         })
     }
 
-    pub fn profiles_by_ids(
-        &self,
-        ids: Vec<Uuid>,
-        page: PageRequest,
-    ) -> Result<Page<ProfileView>, AppError> {
-        const FIELD: &str = "params.filter.profileIds";
-        page::check_by_ids(FIELD, &ids, &page)?;
-        self.store.read_replica(|tx| {
-            let found = tx.profiles_by_ids(&ids)?;
-            let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
-            let next = page.next;
-            let items = page
-                .items
-                .into_iter()
-                .map(|p| profile_view(tx, p))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page { items, next })
-        })
-    }
-
     /// Like `setGreenLotWeight`: zero consumes; a consumed lot is final.
     pub fn set_roasted_lot_weight(
         &self,
@@ -368,7 +309,7 @@ impl<S: Store> Roastery<S> {
         let now = self.clock.now();
         self.write("inventory.roast.setRoastedLotWeight", |tx| {
             let mut lot = tx
-                .roasted_lot(cmd.roasted_lot_id)?
+                .roasted_lot_for_update(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
             let before = lot.stock.weight();
             let change = lot.set_weight(
@@ -394,7 +335,7 @@ impl<S: Store> Roastery<S> {
                 now,
                 &[movement],
             ))?;
-            roasted_view(tx, lot)
+            roasted_view(tx, lot.into_inner())
         })
     }
 
@@ -502,7 +443,7 @@ impl<S: Store> Roastery<S> {
                 return Err(RoastError::ProfileNotFound(profile_id).into());
             }
             let projects = resolve_projects(tx, &cmd.projects)?;
-            let found = tx.green_lots_by_ids(&ids)?;
+            let found = tx.green_lots_for_update(&ids)?;
             // Again now that the green lots are locked: a concurrent import of the same log
             // that held them has committed, and what it made is the answer (not "consumed").
             if let Some(external_id) = &external_id
@@ -559,16 +500,13 @@ impl<S: Store> Roastery<S> {
                 roasted.stock.weight(),
             ));
             let entries = self.ledger_entries("inventory.roast.recordRoast", now, &movements);
-            let mut green_lots = Vec::with_capacity(lots.len());
+            let mut written = Vec::with_capacity(lots.len());
             for mut lot in lots {
                 lot.last_modified_date = now;
                 tx.update_green_lot(&lot)?;
-                let location = match lot.location_id {
-                    Some(id) => tx.location(id)?,
-                    None => None,
-                };
-                green_lots.push(GreenLotView { lot, location });
+                written.push(lot.into_inner());
             }
+            let green_lots = crate::green_lot::with_locations_of(tx, written)?;
             tx.insert_roasted_lot(&roasted)?;
             tx.insert_ledger_entries(&entries)?;
             if let Some(details) = &details {
@@ -583,55 +521,6 @@ impl<S: Store> Roastery<S> {
             })
         })
     }
-
-    /// Imports a processing profile in the three steps of every write: parse the request
-    /// (400), load its green lots, reference roast and projects (422 `resource_not_found`),
-    /// then let the domain decide (the percentages' sum, then a taken external id).
-    pub fn import_profile(&self, cmd: ImportProfile) -> Result<ProfileView, AppError> {
-        // 1. Parse.
-        let draft = ProfileDraft::parse(
-            &cmd.name,
-            cmd.external_id.as_deref(),
-            cmd.profile_group.as_deref(),
-            &cmd.projects,
-            cmd.components,
-            cmd.reference_roast_id,
-        )?;
-        let id = self.ids.new_id();
-        let now = self.clock.now();
-        self.write("inventory.roast.importProfile", |tx| {
-            // 2. Load: the green lots (the first unknown in component order), the reference
-            //    roast, the projects, and whether the external id is taken.
-            let ids = draft.green_lot_ids();
-            let found = tx.green_lots_by_ids(&ids)?;
-            if let Some(missing) = ids.iter().find(|id| !found.iter().any(|l| l.id == **id)) {
-                return Err(ProfileError::GreenLotNotFound(*missing).into());
-            }
-            if let Some(roast_id) = draft.reference_roast_id()
-                && tx.roasted_lot(roast_id)?.is_none()
-            {
-                return Err(ProfileError::ReferenceRoastNotFound(roast_id).into());
-            }
-            let references = ProfileReferences {
-                green_lots: found
-                    .into_iter()
-                    .map(|l| GreenLotRef {
-                        id: l.id,
-                        name: l.name,
-                    })
-                    .collect(),
-                projects: resolve_projects(tx, draft.projects())?,
-                external_id_taken: match draft.external_id() {
-                    Some(external_id) => tx.profile_by_external_id(external_id)?.is_some(),
-                    None => false,
-                },
-            };
-            // 3. Decide.
-            let profile = draft.clone().decide(references, id, now)?;
-            tx.insert_profile(&profile)?;
-            profile_view(tx, profile)
-        })
-    }
 }
 
 #[cfg(test)]
@@ -639,10 +528,12 @@ pub(crate) mod tests {
     use super::*;
     use crate::green_lot::ImportGreenLot;
     use crate::location::ImportLocation;
+    use crate::profile::ImportProfile;
     use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
     use roastery_domain::Violation;
     use roastery_domain::green_lot_details::GreenLotDetails;
     use roastery_domain::page::Limit;
+    use roastery_domain::profile::{ComponentDraft, ProfileError};
     use roastery_domain::roast_details::{Temperature, Time};
     use roastery_domain::weight::WeightUnit;
     use rust_decimal::Decimal;

@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use crate::error::AppError;
 use crate::repo::*;
-use crate::roast::{LocationRef, location_ref};
+use crate::roast::LocationRef;
 use crate::{Roastery, Store};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,11 +114,20 @@ impl<S: Store> Roastery<S> {
                 .into_iter()
                 .map(|l| (l.lot, l))
                 .collect();
+            let locations = crate::green_lot::locations_by_id(
+                tx,
+                found.values().filter_map(|l| l.location_id),
+            )?;
             let mut lots = Vec::with_capacity(found.len());
             for (r, depth) in &reached {
                 let Reference::Lot(l) = r else { continue };
                 let Some(lot) = found.remove(l) else { continue };
-                let location = lot.location_id.map(|id| location_ref(tx, id)).transpose()?;
+                // A stored lot's location always exists; should it not, the reference carries no
+                // external id rather than failing the read.
+                let location = lot.location_id.map(|id| LocationRef {
+                    id,
+                    external_id: locations.get(&id).and_then(|l| l.external_id.clone()),
+                });
                 lots.push(TraceLotView {
                     lot,
                     location,

@@ -28,8 +28,9 @@ use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, We
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder};
 use roastery_ports::product::{SyncProduct, SyncVariant};
+use roastery_ports::profile::ImportProfile;
 use roastery_ports::project::ImportProject;
-use roastery_ports::roast::{CurveDraft, ImportProfile, RecordRoast};
+use roastery_ports::roast::{CurveDraft, RecordRoast};
 use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
 use uuid::Uuid;

@@ -38,6 +38,7 @@ const CLIENTS: usize = 4;
 const ROUNDS: usize = 12;
 
 mod support;
+use roastery_test_support::database::database_on;
 use support::*;
 
 /// What the clients of both instances were told succeeded.
@@ -584,7 +585,12 @@ async fn listings_read_the_replica_postgres() {
     else {
         return;
     };
-    let name = env.pg_admin.as_ref().map(|(_, n)| n.clone()).unwrap();
+    let name = env
+        .pg
+        .as_ref()
+        .and_then(|db| db.pg_name())
+        .unwrap()
+        .to_owned();
     let replica = database_on(&replica_admin, &name);
     let account = env.account();
     // The new database reaches the standby by replication.

@@ -16,51 +16,14 @@ use std::process::{Command, Output, Stdio};
 
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 
-mod support;
-use support::{PG_ENV, database_on};
-
-struct Db {
-    url: String,
-    _dir: tempfile::TempDir,
-    pg_admin: Option<(String, String)>,
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Some((admin, name)) = self.pg_admin.take()
-            && let Ok(mut conn) = PgConnection::establish(&admin)
-        {
-            diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                .execute(&mut conn)
-                .ok();
-        }
-    }
-}
+use roastery_test_support::database::{self, TestDatabase as Db};
 
 fn sqlite() -> Db {
-    let dir = tempfile::tempdir().expect("temp dir");
-    Db {
-        url: format!("sqlite://{}", dir.path().join("roastery.db").display()),
-        _dir: dir,
-        pg_admin: None,
-    }
+    database::sqlite()
 }
 
 fn postgres() -> Option<Db> {
-    let Ok(admin) = std::env::var(PG_ENV) else {
-        eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
-        return None;
-    };
-    let name = format!("roastery_audit_{}", uuid::Uuid::now_v7().simple());
-    let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
-    diesel::sql_query(format!("CREATE DATABASE {name}"))
-        .execute(&mut conn)
-        .expect("create test database");
-    Some(Db {
-        url: database_on(&admin, &name),
-        _dir: tempfile::tempdir().expect("temp dir"),
-        pg_admin: Some((admin, name)),
-    })
+    database::postgres("roastery_audit")
 }
 
 fn roastery(db: &Db, args: &[&str]) -> Output {

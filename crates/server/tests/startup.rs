@@ -20,6 +20,7 @@ use diesel::{Connection, PgConnection, RunQueryDsl};
 use serde_json::json;
 
 mod support;
+use roastery_test_support::database::database_on;
 use support::*;
 
 const INSTANCES: usize = 4;
@@ -116,7 +117,12 @@ async fn a_role_that_cannot_set_lc_messages_is_warned_about_and_its_password_nev
     let Some(mut env) = Env::new(Backend::Postgres, "startup_role", "core.location") else {
         return;
     };
-    let (admin, database) = env.pg_admin.clone().unwrap();
+    let (admin, database) = env
+        .pg
+        .as_ref()
+        .and_then(|db| db.pg_admin())
+        .map(|(admin, name)| (admin.to_owned(), name.to_owned()))
+        .unwrap();
     let role = format!("roastery_plain_{}", uuid::Uuid::now_v7().simple());
     let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
     for statement in [

@@ -3,7 +3,7 @@
 use actix_web::HttpResponse;
 use roastery_domain::profile::ComponentDraft;
 use roastery_ports::Store;
-use roastery_ports::roast::{ImportProfile, ProfileView};
+use roastery_ports::profile::{ImportProfile, ProfileView};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 
 use super::MemTx;
+use crate::error::StoreError;
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -16,6 +17,10 @@ pub struct AccountData {
 
 impl AccountRepo for MemTx {
     fn insert_account(&mut self, credentials: &Credentials) -> StoreResult<()> {
+        let client_id = &credentials.account.client_id;
+        if self.data.accounts.accounts.contains_key(client_id) {
+            return Err(StoreError::Duplicate(format!("account {client_id}")));
+        }
         self.data
             .accounts
             .accounts
@@ -27,14 +32,13 @@ impl AccountRepo for MemTx {
         Ok(self.data.accounts.accounts.get(client_id).cloned())
     }
 
+    /// Oldest first, like the database's.
     fn accounts(&mut self) -> StoreResult<Vec<Account>> {
-        Ok(self
-            .data
-            .accounts
-            .accounts
-            .values()
+        let mut accounts: Vec<Account> = (self.data.accounts.accounts.values())
             .map(|c| c.account.clone())
-            .collect())
+            .collect();
+        accounts.sort_by_key(|a| a.created_at);
+        Ok(accounts)
     }
 
     fn set_account_revoked(&mut self, client_id: &str, at: DateTime<Utc>) -> StoreResult<()> {

@@ -8,6 +8,7 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::{BlendRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
@@ -26,7 +27,12 @@ impl BlendRepo for MemTx {
         Ok(self.data.blend.lots.iter().find(|l| l.id == id).cloned())
     }
 
-    fn update_blended_lot_stock(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
+        ForUpdate::load(self, Rows::BlendedLots(&[id]), |tx| tx.blended_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
         if let Some(stored) = self.data.blend.lots.iter_mut().find(|l| l.id == lot.id) {
             stored.stock = lot.stock;

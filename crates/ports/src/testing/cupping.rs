@@ -8,7 +8,7 @@ use crate::repo::EventRepo as _;
 use roastery_domain::event::{Change, Resource, Subject};
 use std::collections::HashSet;
 
-use roastery_domain::cupping::{Cupping, CuppingState};
+use roastery_domain::cupping::Cupping;
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use super::{InMemoryStore, MemTx, page_newest_first};
 use crate::Store;
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -51,6 +52,10 @@ impl CuppingRepo for MemTx {
             Subject::new(Resource::Cupping, cupping.id()),
             Change::Created,
         );
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Created,
+        );
         self.data.cupping.cuppings.push(cupping.clone());
         Ok(())
     }
@@ -65,8 +70,16 @@ impl CuppingRepo for MemTx {
             .cloned())
     }
 
-    fn update_cupping_state(&mut self, id: Uuid, state: CuppingState) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::Cupping, id), Change::Updated);
+    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
+        ForUpdate::load(self, Rows::Cuppings(&[id]), |tx| tx.cupping(id)).map(ForUpdate::transpose)
+    }
+
+    fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Updated,
+        );
+        let (id, state) = (cupping.id(), cupping.state());
         if let Some(c) = self.data.cupping.cuppings.iter_mut().find(|c| c.id() == id) {
             *c = Cupping::restore(
                 c.id(),

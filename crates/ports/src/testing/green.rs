@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
 use crate::error::StoreError;
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::{GreenLotRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
@@ -27,11 +28,21 @@ impl GreenLotRepo for MemTx {
         }) {
             return Err(StoreError::Duplicate(format!("green lot {}", lot.id)));
         }
+        // The database's unique index on the active lot of an origin at a location refuses a
+        // second one; a concurrent unit of work created it, so this one runs again and merges.
+        if let Some(location_id) = lot.location_id
+            && !lot.stock.is_consumed()
+            && lots
+                .iter()
+                .any(|l| l.is_merge_target_for(lot.origin_id, location_id))
+        {
+            return Err(StoreError::Contention);
+        }
         self.data.green.lots.push(lot.clone());
         Ok(())
     }
 
-    fn update_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+    fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let stored = self
             .data
@@ -45,13 +56,41 @@ impl GreenLotRepo for MemTx {
             origin_id: stored.origin_id,
             lot_number: stored.lot_number,
             registration_date: stored.registration_date,
-            ..lot.clone()
+            ..GreenLot::clone(lot)
         };
         Ok(())
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
         Ok(self.data.green.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
+        ForUpdate::load(self, Rows::GreenLots(&[id]), |tx| tx.green_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn green_lot_to_transfer(
+        &mut self,
+        id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
+        let loaded = ForUpdate::load(self, Rows::GreenLotOrigin(id), |tx| {
+            let Some(source) = tx.green_lot(id)? else {
+                return Ok(None);
+            };
+            let target = tx.active_green_lot_at(source.origin_id, location_id)?;
+            Ok(Some((source, target)))
+        })?;
+        Ok(loaded.transpose().map(|both| {
+            let (source, target) = both.unzip();
+            (source, target.transpose())
+        }))
+    }
+
+    fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>> {
+        ForUpdate::load(self, Rows::GreenLots(ids), |tx| tx.green_lots_by_ids(ids))
+            .map(ForUpdate::into_each)
     }
 
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {

@@ -26,6 +26,8 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use crate::error::{AppError, StoreError};
+use crate::lock::{RowLocks, Rows};
+use crate::repo::StoreResult;
 use crate::{Clock, IdGen, Roastery, Store};
 
 /// Everything the in-memory store holds.
@@ -91,6 +93,13 @@ impl Store for InMemoryStore {
         }
         *data = tx.data;
         Ok(value)
+    }
+}
+
+/// Writers run one at a time (see [`InMemoryStore::write`]): nothing to lock.
+impl RowLocks for MemTx {
+    fn lock_rows(&mut self, _: Rows<'_>) -> StoreResult<()> {
+        Ok(())
     }
 }
 

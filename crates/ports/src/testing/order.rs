@@ -7,6 +7,7 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -26,15 +27,31 @@ impl OrderRepo for MemTx {
             .collect())
     }
 
+    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>> {
+        ForUpdate::load(self, Rows::OrdersByExternalId(external_ids), |tx| {
+            tx.orders_by_external_ids(external_ids)
+        })
+        .map(ForUpdate::into_each)
+    }
+
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
         for o in orders {
             self.record_change(Subject::new(Resource::Order, o.id), Change::Created);
+        }
+        let mut stored: Vec<&Order> = self.data.order.orders.iter().collect();
+        for o in orders {
+            // Like the database's unique keys: taken after the unit of work found it free, by a
+            // concurrent sync; it runs again.
+            if (stored.iter()).any(|s| s.id == o.id || s.external_id == o.external_id) {
+                return Err(crate::StoreError::Contention);
+            }
+            stored.push(o);
         }
         self.data.order.orders.extend_from_slice(orders);
         Ok(())
     }
 
-    fn update_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+    fn update_orders(&mut self, orders: &[ForUpdate<Order>]) -> StoreResult<()> {
         for o in orders {
             self.record_change(Subject::new(Resource::Order, o.id), Change::Updated);
         }
@@ -55,7 +72,11 @@ impl OrderRepo for MemTx {
         Ok(self.data.order.orders.iter().find(|o| o.id == id).cloned())
     }
 
-    fn record_shipments(&mut self, order: &Order) -> StoreResult<()> {
+    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>> {
+        ForUpdate::load(self, Rows::Orders(&[id]), |tx| tx.order(id)).map(ForUpdate::transpose)
+    }
+
+    fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::Order, order.id), Change::Updated);
         if let Some(stored) = self.data.order.orders.iter_mut().find(|o| o.id == order.id) {
             stored.status = order.status;

@@ -6,6 +6,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, Sku};
 
 use super::{MemTx, page_newest_first};
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -23,6 +24,16 @@ impl ProductRepo for MemTx {
             .filter(|p| external_ids.contains(&p.external_id))
             .cloned()
             .collect())
+    }
+
+    fn products_for_update(
+        &mut self,
+        external_ids: &[String],
+    ) -> StoreResult<Vec<ForUpdate<Product>>> {
+        ForUpdate::load(self, Rows::ProductsByExternalId(external_ids), |tx| {
+            tx.products_by_external_ids(external_ids)
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>> {
@@ -43,6 +54,24 @@ impl ProductRepo for MemTx {
     fn insert_products(&mut self, products: &[Product]) -> StoreResult<()> {
         for p in products {
             self.record_change(Subject::new(Resource::Product, p.id), Change::Created);
+        }
+        let mut stored: Vec<&Product> = self.data.product.products.iter().collect();
+        for p in products {
+            // Like the database's unique keys: a product key taken after the unit of work found
+            // it free is a concurrent sync (run again); a SKU of another product is refused.
+            if (stored.iter()).any(|s| s.id == p.id || s.external_id == p.external_id) {
+                return Err(crate::StoreError::Contention);
+            }
+            let owned = |s: &&Product| {
+                (s.variants.iter()).any(|v| p.variants.iter().any(|w| w.sku == v.sku))
+            };
+            if stored.iter().any(owned) {
+                return Err(crate::StoreError::Duplicate(format!(
+                    "product {}",
+                    p.external_id
+                )));
+            }
+            stored.push(p);
         }
         self.data.product.products.extend_from_slice(products);
         Ok(())

@@ -13,6 +13,7 @@ use roastery_domain::roasted_lot::RoastedLot;
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
+use crate::lock::{ForUpdate, Rows};
 use crate::repo::{RoastRepo, StoreResult};
 
 #[derive(Debug, Clone, Default)]
@@ -38,11 +39,17 @@ impl RoastRepo for MemTx {
                 "roasted lot external id {external_id}"
             )));
         }
+        if (self.data.roast.lots.iter()).any(|l| l.id == lot.id || l.lot_number == lot.lot_number) {
+            return Err(crate::StoreError::Duplicate(format!(
+                "roasted lot {}",
+                lot.id
+            )));
+        }
         self.data.roast.lots.push(lot.clone());
         Ok(())
     }
 
-    fn update_roasted_lot_stock(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+    fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
         if let Some(stored) = self.data.roast.lots.iter_mut().find(|l| l.id == lot.id) {
             stored.stock = lot.stock;
@@ -53,6 +60,18 @@ impl RoastRepo for MemTx {
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
         Ok(self.data.roast.lots.iter().find(|l| l.id == id).cloned())
+    }
+
+    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
+        ForUpdate::load(self, Rows::RoastedLots(&[id]), |tx| tx.roasted_lot(id))
+            .map(ForUpdate::transpose)
+    }
+
+    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>> {
+        ForUpdate::load(self, Rows::RoastedLots(ids), |tx| {
+            tx.roasted_lots_by_ids(ids)
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {
@@ -121,7 +140,15 @@ impl RoastRepo for MemTx {
     }
 
     fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::Profile, profile.id), Change::Created);
+        if self.data.roast.profiles.iter().any(|p| {
+            p.id == profile.id
+                || (profile.external_id.is_some() && p.external_id == profile.external_id)
+        }) {
+            return Err(crate::StoreError::Duplicate(format!(
+                "profile {}",
+                profile.id
+            )));
+        }
         self.data.roast.profiles.push(profile.clone());
         Ok(())
     }

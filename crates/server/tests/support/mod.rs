@@ -12,14 +12,13 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use diesel::{Connection, PgConnection, RunQueryDsl};
 use oauth2::basic::BasicClient;
 use oauth2::{ClientId, ClientSecret, TokenResponse, TokenUrl};
 use rust_decimal::Decimal;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-pub const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";
+use roastery_test_support::database::{self, TestDatabase};
 
 #[derive(Clone, Copy)]
 pub enum Backend {
@@ -37,7 +36,8 @@ pub struct Env {
     pub dir: tempfile::TempDir,
     pub database_url: String,
     pub cert_der: Vec<u8>,
-    pub pg_admin: Option<(String, String)>,
+    /// The PostgreSQL database, dropped with the environment.
+    pub pg: Option<TestDatabase>,
 }
 
 /// The `roastery` binary under test: this build's, or `ROASTERY_TEST_BINARY` (to measure
@@ -51,22 +51,14 @@ pub fn binary() -> PathBuf {
 impl Env {
     pub fn new(backend: Backend, name: &'static str, scopes: &'static str) -> Option<Env> {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (database_url, pg_admin) = match backend {
+        let (database_url, pg) = match backend {
             Backend::Sqlite => (
                 format!("sqlite://{}", dir.path().join("roastery.db").display()),
                 None,
             ),
             Backend::Postgres => {
-                let Ok(admin) = std::env::var(PG_ENV) else {
-                    eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
-                    return None;
-                };
-                let name = format!("roastery_{name}_{}", uuid::Uuid::now_v7().simple());
-                let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
-                diesel::sql_query(format!("CREATE DATABASE {name}"))
-                    .execute(&mut conn)
-                    .expect("create test database");
-                (database_on(&admin, &name), Some((admin, name)))
+                let db = database::postgres(&format!("roastery_{name}"))?;
+                (db.url.clone(), Some(db))
             }
         };
         let generated = rcgen::generate_simple_self_signed(vec!["localhost".into()])
@@ -83,7 +75,7 @@ impl Env {
             vars: Vec::new(),
             database_url,
             cert_der: generated.cert.der().to_vec(),
-            pg_admin,
+            pg,
             dir,
         })
     }
@@ -182,18 +174,6 @@ impl Env {
     }
 }
 
-impl Drop for Env {
-    fn drop(&mut self) {
-        if let Some((admin, name)) = self.pg_admin.take()
-            && let Ok(mut conn) = PgConnection::establish(&admin)
-        {
-            diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                .execute(&mut conn)
-                .ok();
-        }
-    }
-}
-
 pub struct Server {
     pub child: Child,
     pub port: u16,
@@ -232,23 +212,6 @@ impl Drop for Server {
             self.child.kill().ok();
             self.child.wait().ok();
         }
-    }
-}
-
-/// The same server URL with another database name.
-pub fn database_on(admin: &str, name: &str) -> String {
-    let (base, query) = match admin.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (admin, None),
-    };
-    let authority_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-    let base = match base[authority_end..].find('/') {
-        Some(i) => &base[..authority_end + i],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{base}/{name}?{q}"),
-        None => format!("{base}/{name}"),
     }
 }
 

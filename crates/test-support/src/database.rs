@@ -1,17 +1,20 @@
-//! Test databases for the store tests: a SQLite file in a temporary folder, or a fresh PostgreSQL
-//! database on the server named by `ROASTERY_TEST_DATABASE_URL`, dropped when the test ends.
+//! Test databases: a SQLite file in a temporary folder, or a fresh PostgreSQL database on the
+//! server named by `ROASTERY_TEST_DATABASE_URL`, dropped when the value is dropped.
 
 use diesel::{Connection, PgConnection, RunQueryDsl};
 
+/// The variable naming the PostgreSQL server tests may create databases on.
 pub const PG_ENV: &str = "ROASTERY_TEST_DATABASE_URL";
 
 /// A database URL that stays valid while the value lives.
+#[derive(Debug)]
 pub struct TestDatabase {
     pub url: String,
     _dir: Option<tempfile::TempDir>,
     pg: Option<(String, String)>,
 }
 
+/// A SQLite database file in a new temporary folder.
 pub fn sqlite() -> TestDatabase {
     let dir = tempfile::tempdir().expect("temp dir");
     TestDatabase {
@@ -21,24 +24,63 @@ pub fn sqlite() -> TestDatabase {
     }
 }
 
-/// A fresh PostgreSQL database, or `None` (saying so) when no server is configured.
+/// The PostgreSQL server's URL, or `None` (saying so on stderr) when none is configured.
+pub fn postgres_server() -> Option<String> {
+    match std::env::var(PG_ENV) {
+        Ok(url) => Some(url),
+        Err(_) => {
+            eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
+            None
+        }
+    }
+}
+
+/// A fresh PostgreSQL database named `<prefix>_<uuid>`, or `None` (saying so) when no server is
+/// configured.
 pub fn postgres(prefix: &str) -> Option<TestDatabase> {
-    let Ok(admin) = std::env::var(PG_ENV) else {
-        eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
-        return None;
-    };
+    let admin = postgres_server()?;
     let name = format!("{prefix}_{}", uuid::Uuid::now_v7().simple());
     let mut conn = PgConnection::establish(&admin).expect("connect to PostgreSQL");
     diesel::sql_query(format!("CREATE DATABASE {name}"))
         .execute(&mut conn)
         .expect("create a test database");
-    let server = admin.split('?').next().unwrap_or(&admin);
-    let server = server.rsplit_once('/').map_or(server, |(s, _)| s);
     Some(TestDatabase {
-        url: format!("{server}/{name}"),
+        url: database_on(&admin, &name),
         _dir: None,
         pg: Some((admin, name)),
     })
+}
+
+/// The same server URL with another database name (query parameters kept).
+pub fn database_on(admin: &str, name: &str) -> String {
+    let (base, query) = match admin.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (admin, None),
+    };
+    let authority_end = base.find("://").map_or(0, |i| i + 3);
+    let base = match base.get(authority_end..).and_then(|rest| rest.find('/')) {
+        Some(i) => base.get(..authority_end + i).unwrap_or(base),
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{base}/{name}?{q}"),
+        None => format!("{base}/{name}"),
+    }
+}
+
+impl TestDatabase {
+    /// The PostgreSQL database's name; `None` for SQLite.
+    pub fn pg_name(&self) -> Option<&str> {
+        self.pg.as_ref().map(|(_, name)| name.as_str())
+    }
+
+    /// The PostgreSQL server's URL it was created on and the database's name; `None` for
+    /// SQLite.
+    pub fn pg_admin(&self) -> Option<(&str, &str)> {
+        self.pg
+            .as_ref()
+            .map(|(admin, name)| (admin.as_str(), name.as_str()))
+    }
 }
 
 impl Drop for TestDatabase {
@@ -57,7 +99,6 @@ impl Drop for TestDatabase {
 /// at `url`, once every other session of it has ended: a session reports its statistics when it
 /// exits at the latest. (Each statement here is its own transaction, so it reads fresh
 /// statistics.)
-#[allow(dead_code)] // Not every test binary that shares this module asks.
 pub fn deadlocks(url: &str) -> i64 {
     use diesel::sql_types::BigInt;
 

@@ -1,0 +1,115 @@
+//! inventory.roast profiles: importing a processing profile and reading profiles by id. A
+//! profile is its own aggregate in the domain (`roastery_domain::profile`); roasts refer to it.
+
+use roastery_domain::page::{self, Page, PageRequest};
+use roastery_domain::profile::{
+    ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
+};
+use uuid::Uuid;
+
+use crate::error::AppError;
+use crate::project::resolve_projects;
+use crate::repo::*;
+use crate::roast::{NamedLotRef, found_in_asked_order};
+use crate::{Repos, Roastery, Store};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileView {
+    pub profile: Profile,
+    pub reference_roast: Option<NamedLotRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportProfile {
+    pub name: String,
+    pub external_id: Option<String>,
+    pub profile_group: Option<String>,
+    pub components: Vec<ComponentDraft>,
+    pub reference_roast_id: Option<Uuid>,
+    pub projects: Vec<String>,
+}
+
+fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
+    let reference_roast = match profile.reference_roast_id {
+        None => None,
+        Some(id) => tx.roasted_lot(id)?.map(|l| NamedLotRef {
+            id: l.id,
+            name: l.name,
+        }),
+    };
+    Ok(ProfileView {
+        profile,
+        reference_roast,
+    })
+}
+
+impl<S: Store> Roastery<S> {
+    pub fn profiles_by_ids(
+        &self,
+        ids: Vec<Uuid>,
+        page: PageRequest,
+    ) -> Result<Page<ProfileView>, AppError> {
+        const FIELD: &str = "params.filter.profileIds";
+        page::check_by_ids(FIELD, &ids, &page)?;
+        self.store.read_replica(|tx| {
+            let found = tx.profiles_by_ids(&ids)?;
+            let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
+            let next = page.next;
+            let items = page
+                .items
+                .into_iter()
+                .map(|p| profile_view(tx, p))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page { items, next })
+        })
+    }
+
+    /// Imports a processing profile in the three steps of every write: parse the request
+    /// (400), load its green lots, reference roast and projects (422 `resource_not_found`),
+    /// then let the domain decide (the percentages' sum, then a taken external id).
+    pub fn import_profile(&self, cmd: ImportProfile) -> Result<ProfileView, AppError> {
+        // 1. Parse.
+        let draft = ProfileDraft::parse(
+            &cmd.name,
+            cmd.external_id.as_deref(),
+            cmd.profile_group.as_deref(),
+            &cmd.projects,
+            cmd.components,
+            cmd.reference_roast_id,
+        )?;
+        let id = self.ids.new_id();
+        let now = self.clock.now();
+        self.write("inventory.roast.importProfile", |tx| {
+            // 2. Load: the green lots (the first unknown in component order), the reference
+            //    roast, the projects, and whether the external id is taken.
+            let ids = draft.green_lot_ids();
+            let found = tx.green_lots_by_ids(&ids)?;
+            if let Some(missing) = ids.iter().find(|id| !found.iter().any(|l| l.id == **id)) {
+                return Err(ProfileError::GreenLotNotFound(*missing).into());
+            }
+            if let Some(roast_id) = draft.reference_roast_id()
+                && tx.roasted_lot(roast_id)?.is_none()
+            {
+                return Err(ProfileError::ReferenceRoastNotFound(roast_id).into());
+            }
+            let references = ProfileReferences {
+                green_lots: found
+                    .into_iter()
+                    .map(|l| GreenLotRef {
+                        id: l.id,
+                        name: l.name,
+                    })
+                    .collect(),
+                projects: resolve_projects(tx, draft.projects())?,
+                external_id_taken: match draft.external_id() {
+                    Some(external_id) => tx.profile_by_external_id(external_id)?.is_some(),
+                    None => false,
+                },
+            };
+            // 3. Decide.
+            let profile = draft.clone().decide(references, id, now)?;
+            tx.insert_profile(&profile)?;
+            profile_view(tx, profile)
+        })
+    }
+}

@@ -1,0 +1,119 @@
+//! The repository contract: what every [`Store`] answers, written once.
+//!
+//! Each function takes a fresh, empty store and checks results, ordering, paging and errors of
+//! the repository methods one concern uses. [`store_contract!`](crate::store_contract) turns the
+//! whole list into one `#[test]` per function for a store, so the in-memory store the use cases
+//! are tested with cannot drift from the Diesel store on SQLite and PostgreSQL.
+
+pub mod core;
+pub mod green_lot;
+pub mod ledger;
+pub mod order;
+pub mod roast;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+use roastery_domain::page::{Limit, Page, PageRequest};
+use roastery_ports::testing::{ManualClock, SequentialIds};
+use roastery_ports::{AppError, Roastery, Store, StoreError};
+
+/// One `#[test]` per contract function, each on a store made by `$open`, an expression of type
+/// `Option<(S, G)>`: the store and a guard kept alive for the test (a temporary database), or
+/// `None` to skip (a database that is not configured says so itself).
+#[macro_export]
+macro_rules! store_contract {
+    ($open:expr) => {
+        $crate::store_contract!(@each $open;
+            core::sequences_count_from_one_and_roll_back_with_the_transaction,
+            core::a_setting_keeps_its_first_value,
+            core::accounts_tokens_and_revocation,
+            core::locations_by_id_external_id_and_newest_first_pages,
+            core::projects_by_name_and_newest_first_pages,
+            green_lot::green_lots_load_as_stored_in_the_asked_order,
+            green_lot::green_lot_listing_filters_on_modification_and_pages,
+            green_lot::loaders_for_update_load_what_plain_loaders_load,
+            green_lot::a_written_back_green_lot_keeps_its_fixed_fields,
+            green_lot::one_active_green_lot_per_origin_and_location,
+            roast::roasted_lots_stock_write_back_and_listing,
+            roast::profiles_by_id_external_id_and_ids,
+            roast::curves_keep_their_order,
+            order::orders_and_products_by_external_ids_and_updates,
+            ledger::ledger_entries_filter_and_page_newest_first,
+        );
+    };
+    (@each $open:expr; $($module:ident :: $name:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                let Some((store, _guard)) = $open else { return };
+                $crate::contract::$module::$name(store);
+            }
+        )+
+    };
+}
+
+/// The use cases over `store`, to put records in place the way the service does.
+pub fn app<S: Store>(store: S) -> (Roastery<S>, ManualClock) {
+    let clock = ManualClock::default();
+    let app = Roastery::new(
+        store,
+        Arc::new(clock.clone()),
+        Arc::new(SequentialIds::default()),
+    );
+    (app, clock)
+}
+
+/// A fixed instant, whole microseconds (what both databases keep), plus `minutes`.
+pub fn at(minutes: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 1, 8, 0, 0).unwrap() + TimeDelta::minutes(minutes)
+}
+
+/// A page of `limit` records after `after`.
+pub fn page_of<T>(limit: i64, after: Option<&Page<T>>) -> PageRequest {
+    PageRequest {
+        limit: Limit::parse(Some(limit)).unwrap(),
+        after: after.and_then(|p| p.next),
+    }
+}
+
+/// Every record of a listing, page by page (`limit` each), checking that only the last page has
+/// no next position.
+pub fn all_pages<T>(limit: i64, mut list: impl FnMut(&PageRequest) -> Page<T>) -> Vec<T> {
+    let mut all = Vec::new();
+    let mut request = page_of::<T>(limit, None);
+    loop {
+        let page = list(&request);
+        let next = page.next;
+        assert!(page.items.len() <= usize::try_from(limit).unwrap());
+        all.extend(page.items);
+        match next {
+            Some(next) => request.after = Some(next),
+            None => return all,
+        }
+    }
+}
+
+/// Runs `work` in a write unit of work, unwrapping.
+pub fn write<S: Store, T>(
+    store: &S,
+    mut work: impl FnMut(&mut S::Tx) -> Result<T, StoreError>,
+) -> T {
+    store.write(|tx| Ok(work(tx)?)).unwrap()
+}
+
+/// Runs `work` in a read unit of work, unwrapping.
+pub fn read<S: Store, T>(store: &S, work: impl FnOnce(&mut S::Tx) -> Result<T, StoreError>) -> T {
+    store.read(|tx| Ok(work(tx)?)).unwrap()
+}
+
+/// What a write unit of work answers, as a store error.
+pub fn write_err<S: Store, T: std::fmt::Debug>(
+    store: &S,
+    mut work: impl FnMut(&mut S::Tx) -> Result<T, StoreError>,
+) -> StoreError {
+    match store.write(|tx| Ok(work(tx)?)) {
+        Err(AppError::Store(e)) => e,
+        other => panic!("expected a store error, got {other:?}"),
+    }
+}
