@@ -326,7 +326,6 @@ diesel::table! {
         id -> Text,
         sequence -> Nullable<BigInt>,
         writer_xid -> Nullable<BigInt>,
-        #[sql_name = "type"]
         event_type -> Text,
         subject_id -> Text,
         subject_type -> Text,

@@ -6,7 +6,7 @@ CREATE TABLE events (
     sequence BIGINT UNIQUE,
     -- The writer's transaction id (xid8) while the event waits for its number; see event.rs.
     writer_xid BIGINT,
-    type TEXT NOT NULL,
+    event_type TEXT NOT NULL,
     subject_id TEXT NOT NULL,
     subject_type TEXT NOT NULL,
     operation TEXT NOT NULL,

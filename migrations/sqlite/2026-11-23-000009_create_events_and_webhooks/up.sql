@@ -5,7 +5,7 @@ CREATE TABLE events (
     -- transaction has finished, so numbers become visible in order).
     sequence BIGINT UNIQUE,
     writer_xid BIGINT,
-    type TEXT NOT NULL,
+    event_type TEXT NOT NULL,
     subject_id TEXT NOT NULL,
     subject_type TEXT NOT NULL,
     operation TEXT NOT NULL,
