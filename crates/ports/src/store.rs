@@ -25,6 +25,8 @@ pub trait Repos:
     + OrderRepo
     + TraceRepo
     + DueDiligenceRepo
+    + EventRepo
+    + WebhookRepo
 {
 }
 
@@ -42,6 +44,8 @@ impl<T> Repos for T where
         + OrderRepo
         + TraceRepo
         + DueDiligenceRepo
+        + EventRepo
+        + WebhookRepo
 {
 }
 
