@@ -4,10 +4,12 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::lot_source::LotSource;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::Stock;
 use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{BlendRepo, StoreResult};
 use uuid::Uuid;
 
@@ -98,6 +100,7 @@ impl DieselTx {
 
 impl BlendRepo for DieselTx {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
         diesel::insert_into(blended_lots::table)
             .values(BlendedLotRow::from_domain(lot)?)
             .execute(self.conn())
@@ -135,6 +138,7 @@ impl BlendRepo for DieselTx {
     }
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
         diesel::update(blended_lots::table.find(lot.id.to_string()))
             .set((
                 blended_lots::weight_micros.eq(lot.stock.weight().micros()),

@@ -1,6 +1,8 @@
 //! Stored cuppings, cupped coffees and cupping results, and the lot existence check that
 //! cuppings and physical analyses share.
 
+use roastery_domain::event::{Change, Resource, Subject};
+use roastery_ports::repo::EventRepo as _;
 use std::collections::HashMap;
 
 use diesel::prelude::*;
@@ -194,6 +196,7 @@ impl CuppingRepo for DieselTx {
     }
 
     fn insert_cupping(&mut self, c: &Cupping) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Cupping, c.id()), Change::Created);
         diesel::insert_into(cuppings::table)
             .values(CuppingRow {
                 id: c.id().to_string(),
@@ -242,6 +245,10 @@ impl CuppingRepo for DieselTx {
     }
 
     fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Updated,
+        );
         diesel::update(cuppings::table.find(cupping.id().to_string()))
             .set(cuppings::state.eq(cupping.state().as_str()))
             .execute(self.conn())

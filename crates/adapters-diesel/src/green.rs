@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::page::{Page, PageRequest};
@@ -14,6 +15,7 @@ use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
 use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{GreenLotRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -210,6 +212,7 @@ fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
 
 impl GreenLotRepo for DieselTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
         match diesel::insert_into(green_lots::table)
             .values(GreenLotRow::from_domain(lot)?)
             .execute(self.conn())
@@ -227,6 +230,7 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let change = GreenLotRow::from_domain(lot)?.change();
         let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
             .set(change)

@@ -42,6 +42,7 @@ mod connection;
 mod cupping;
 mod due_diligence;
 mod error;
+mod event;
 mod green;
 mod location;
 mod lock;

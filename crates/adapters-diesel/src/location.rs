@@ -1,6 +1,7 @@
 //! Locations.
 
 use diesel::prelude::*;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_ports::repo::*;
@@ -35,6 +36,7 @@ impl LocationRow {
 
 impl LocationRepo for DieselTx {
     fn insert_location(&mut self, l: &Location) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Location, l.id), Change::Created);
         diesel::insert_into(locations::table)
             .values(LocationRow {
                 id: l.id.to_string(),

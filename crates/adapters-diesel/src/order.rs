@@ -8,6 +8,8 @@
 //! `UPDATE orders SET customer = CASE .. END, ... WHERE id IN (...)`. Item lists longer than
 //! [`CHUNK`] rows are split so no statement exceeds the bind-parameter limits of the backends.
 
+use roastery_domain::event::{Change, Resource, Subject};
+use roastery_ports::repo::EventRepo as _;
 use std::collections::HashMap;
 
 use diesel::dsl::case_when;
@@ -194,6 +196,9 @@ impl OrderRepo for DieselTx {
     }
 
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        for o in orders {
+            self.record_change(Subject::new(Resource::Order, o.id), Change::Created);
+        }
         let rows: Vec<OrderRow> = orders
             .iter()
             .map(|o| OrderRow {
@@ -219,6 +224,9 @@ impl OrderRepo for DieselTx {
     }
 
     fn update_orders(&mut self, orders: &[ForUpdate<Order>]) -> StoreResult<()> {
+        for o in orders {
+            self.record_change(Subject::new(Resource::Order, o.id), Change::Updated);
+        }
         for chunk in orders.chunks(CHUNK) {
             let ids: Vec<String> = chunk.iter().map(|o| o.id.to_string()).collect();
             let mut customer: OrderExpr<Nullable<Text>> = Box::new(orders::customer);
@@ -289,6 +297,7 @@ impl OrderRepo for DieselTx {
     }
 
     fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Order, order.id), Change::Updated);
         let id = order.id.to_string();
         diesel::update(orders::table.find(&id))
             .set((

@@ -2,9 +2,11 @@
 
 use diesel::prelude::*;
 use roastery_domain::decimal::from_micros;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::{Defect, PhysicalAnalysis, ScreenSize};
 use roastery_ports::StoreError;
+use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 
@@ -123,6 +125,10 @@ impl AnalysisRow {
 
 impl PhysicalRepo for DieselTx {
     fn insert_physical_analysis(&mut self, analysis: &PhysicalAnalysis) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::PhysicalAnalysis, analysis.id),
+            Change::Created,
+        );
         diesel::insert_into(physical_analyses::table)
             .values(AnalysisRow::from_domain(analysis)?)
             .execute(self.conn())

@@ -6,6 +6,8 @@
 //! with one `UPDATE ... SET name = CASE id WHEN .. THEN .. END WHERE id IN (...)`. Lists longer
 //! than [`CHUNK`] are split, so no statement exceeds the bind-parameter limits of the backends.
 
+use roastery_domain::event::{Change, Resource, Subject};
+use roastery_ports::repo::EventRepo as _;
 use std::collections::HashMap;
 
 use diesel::dsl::case_when;
@@ -159,6 +161,9 @@ impl ProductRepo for DieselTx {
     }
 
     fn insert_products(&mut self, products: &[Product]) -> StoreResult<()> {
+        for p in products {
+            self.record_change(Subject::new(Resource::Product, p.id), Change::Created);
+        }
         let rows: Vec<ProductRow> = products
             .iter()
             .map(|p| ProductRow {
@@ -185,6 +190,12 @@ impl ProductRepo for DieselTx {
     }
 
     fn update_products(&mut self, updates: &[ProductUpdate]) -> StoreResult<()> {
+        for u in updates {
+            self.record_change(
+                Subject::new(Resource::Product, u.product.id),
+                Change::Updated,
+            );
+        }
         for chunk in updates.chunks(CHUNK) {
             let ids: Vec<String> = chunk.iter().map(|u| u.product.id.to_string()).collect();
             let mut name: Box<dyn BoxableExpression<products::table, Db, SqlType = Text>> =

@@ -3,8 +3,10 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use roastery_domain::decimal::{from_micros, to_micros};
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::profile::{Component, GreenLotRef, Profile};
 use roastery_ports::StoreError;
+use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{ProfileRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -112,6 +114,7 @@ impl ProfileRow {
 
 impl ProfileRepo for DieselTx {
     fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Profile, profile.id), Change::Created);
         diesel::insert_into(profiles::table)
             .values(ProfileRow::from_domain(profile)?)
             .execute(self.conn())

@@ -1,6 +1,7 @@
 //! Projects.
 
 use diesel::prelude::*;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::Project;
 use roastery_ports::repo::*;
@@ -34,6 +35,7 @@ impl ProjectRow {
 
 impl ProjectRepo for DieselTx {
     fn insert_project(&mut self, p: &Project) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Project, p.id), Change::Created);
         diesel::insert_into(projects::table)
             .values(ProjectRow {
                 id: p.id.to_string(),

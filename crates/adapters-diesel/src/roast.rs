@@ -5,6 +5,8 @@
 //! are one row each with their data points as one JSON text of `[time_ms, value_micros]` pairs: a
 //! curve of 100,000 points is one insert and one read.
 
+use roastery_domain::event::{Change, Resource, Subject};
+use roastery_ports::repo::EventRepo as _;
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -328,6 +330,7 @@ pub(crate) fn id_texts(ids: &[Uuid]) -> Vec<String> {
 
 impl RoastRepo for DieselTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
         diesel::insert_into(roasted_lots::table)
             .values(RoastedLotRow::from_domain(lot)?)
             .execute(self.conn())
@@ -352,6 +355,7 @@ impl RoastRepo for DieselTx {
     }
 
     fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
         diesel::update(roasted_lots::table.find(lot.id.to_string()))
             .set((
                 roasted_lots::weight_micros.eq(lot.stock.weight().micros()),

@@ -330,6 +330,52 @@ diesel::joinable!(product_variants -> products (product_id));
 diesel::joinable!(order_items -> orders (order_id));
 diesel::joinable!(shipments -> orders (order_id));
 
+diesel::table! {
+    events (id) {
+        id -> Text,
+        sequence -> Nullable<BigInt>,
+        writer_xid -> Nullable<BigInt>,
+        event_type -> Text,
+        subject_id -> Text,
+        subject_type -> Text,
+        operation -> Text,
+        client_id -> Text,
+        created_date -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        url -> Text,
+        types -> Text,
+        description -> Nullable<Text>,
+        status -> Text,
+        secret -> Text,
+        consecutive_failures -> Integer,
+        given_sequence -> BigInt,
+        created_date -> Timestamp,
+    }
+}
+
+diesel::table! {
+    deliveries (id) {
+        id -> Text,
+        webhook_id -> Text,
+        event_id -> Text,
+        attempt -> Integer,
+        status -> Text,
+        http_status -> Nullable<Integer>,
+        error -> Nullable<Text>,
+        next_attempt_at -> Timestamp,
+        lease -> Nullable<Text>,
+        lease_until -> Nullable<Timestamp>,
+        created_date -> Timestamp,
+    }
+}
+
+diesel::joinable!(deliveries -> webhooks (webhook_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     settings,
     sequences,
@@ -356,6 +402,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     shipments,
     ledger_entries,
     green_lot_due_diligence,
+    events,
+    webhooks,
+    deliveries,
 );
 
 #[cfg(test)]

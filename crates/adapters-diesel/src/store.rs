@@ -104,6 +104,7 @@ impl DieselStore {
             .map(|conn| DieselTx {
                 conn,
                 lock_rows: false,
+                changes: Default::default(),
             })
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
@@ -135,7 +136,14 @@ impl DieselStore {
         // lock is granted, so read-modify-write units never lose an update, while writers of
         // other rows go on in parallel. SQLite's BEGIN IMMEDIATE makes writers take turns.
         tx.lock_rows = write && self.backend() == Backend::Postgres;
-        let outcome = work(&mut tx);
+        let mut outcome = work(&mut tx);
+        if outcome.is_ok() && !tx.changes.is_empty() {
+            // Committing would lose the events of these changes.
+            outcome = Err(StoreError::Internal(
+                "changes were noted but no events written (write through Roastery::write)".into(),
+            )
+            .into());
+        }
         match outcome {
             Ok(value) => {
                 Tm::commit_transaction(&mut *tx.conn).map_err(store_error)?;
@@ -235,6 +243,8 @@ pub struct DieselTx {
     pub(crate) conn: r2d2::PooledConnection<connection::Manager>,
     /// A PostgreSQL write unit of work: loaders of rows it may change lock them.
     pub(crate) lock_rows: bool,
+    /// Changes noted by the repositories and not yet turned into events.
+    pub(crate) changes: roastery_domain::event::Changes,
 }
 
 impl DieselTx {

@@ -54,3 +54,31 @@ impl SystemRepo for DieselTx {
         Ok(1)
     }
 }
+
+impl DieselTx {
+    /// The last value of counter `name` (0 before its first use).
+    pub(crate) fn counter(&mut self, name: &str) -> StoreResult<i64> {
+        Ok(sequences::table
+            .find(name)
+            .select(sequences::last_value)
+            .first(self.conn())
+            .optional()
+            .store()?
+            .unwrap_or(0))
+    }
+
+    /// Sets counter `name` to `value`, creating it when needed.
+    pub(crate) fn set_counter(&mut self, name: &str, value: i64) -> StoreResult<()> {
+        let updated = diesel::update(sequences::table.find(name))
+            .set(sequences::last_value.eq(value))
+            .execute(self.conn())
+            .store()?;
+        if updated == 0 {
+            diesel::insert_into(sequences::table)
+                .values((sequences::name.eq(name), sequences::last_value.eq(value)))
+                .execute(self.conn())
+                .store()?;
+        }
+        Ok(())
+    }
+}

@@ -50,6 +50,7 @@ impl CursorCodec {
         let payload = match position {
             Position::Keyset { at, id } => format!("k.{}.{}", at.timestamp_micros(), id.simple()),
             Position::Index(i) => format!("i.{i}"),
+            Position::Sequence(s) => format!("s.{s}"),
         };
         let tag = self.mac(operation, &payload).finalize().into_bytes();
         format!(
@@ -85,6 +86,10 @@ impl CursorCodec {
                 Ok(Position::Keyset { at, id })
             }
             ["i", index] => index.parse().map(Position::Index).map_err(|_| invalid()),
+            ["s", sequence] => match sequence.parse() {
+                Ok(s) if s >= 0 => Ok(Position::Sequence(s)),
+                _ => Err(invalid()),
+            },
             _ => Err(invalid()),
         }
     }

@@ -25,6 +25,7 @@ pub mod server;
 mod state;
 pub mod text;
 mod token;
+pub mod webhook;
 pub mod wire;
 
 use std::time::Instant;

@@ -70,6 +70,9 @@ pub struct Metrics {
     series: HashMap<&'static str, Series>,
     pool_in_use: IntGauge,
     pool_idle: IntGauge,
+    deliveries: IntCounterVec,
+    queue_pending: IntGauge,
+    queue_age: prometheus::Gauge,
 }
 
 impl Metrics {
@@ -114,8 +117,29 @@ impl Metrics {
             "Open database connections waiting in the pool.",
         )
         .expect("valid metric");
+        let deliveries = IntCounterVec::new(
+            Opts::new(
+                "roastery_webhook_deliveries_total",
+                "Webhook delivery attempts by outcome: delivered, retrying (another attempt is due later) or failed (no attempt left, or a refused address).",
+            ),
+            &["outcome"],
+        )
+        .expect("valid metric");
+        let queue_pending = IntGauge::new(
+            "roastery_webhook_queue_pending",
+            "Webhook deliveries not yet delivered or failed, as this instance last saw them.",
+        )
+        .expect("valid metric");
+        let queue_age = prometheus::Gauge::new(
+            "roastery_webhook_queue_age_seconds",
+            "Age of the oldest pending webhook delivery, as this instance last saw it.",
+        )
+        .expect("valid metric");
         for collector in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(deliveries.clone()),
+            Box::new(queue_pending.clone()),
+            Box::new(queue_age.clone()),
             Box::new(duration.clone()),
             Box::new(rate_limited.clone()),
             Box::new(pool_in_use.clone()),
@@ -145,7 +169,27 @@ impl Metrics {
             series,
             pool_in_use,
             pool_idle,
+            deliveries,
+            queue_pending,
+            queue_age,
         }
+    }
+
+    /// Counts one delivery attempt by the status it left the delivery in.
+    pub fn record_delivery(&self, status: &str) {
+        let outcome = match status {
+            "DELIVERED" => "delivered",
+            "PENDING" => "retrying",
+            _ => "failed",
+        };
+        self.deliveries.with_label_values(&[outcome]).inc();
+    }
+
+    /// The pending deliveries and the age of the oldest.
+    pub fn record_delivery_queue(&self, pending: u64, oldest: Duration) {
+        self.queue_pending
+            .set(i64::try_from(pending).unwrap_or(i64::MAX));
+        self.queue_age.set(oldest.as_secs_f64());
     }
 
     /// Counts one answered request; `operation` comes from [`operation_label`].

@@ -31,6 +31,8 @@ pub struct AppState<S: Store> {
     /// Use cases running at once, at most, and how long one waits for its turn; `None`:
     /// unbounded.
     database_turns: Option<(std::sync::Arc<tokio::sync::Semaphore>, Duration)>,
+    /// How webhooks may be reached (checked when one is created).
+    pub(crate) webhooks: crate::webhook::WebhookSettings,
 }
 
 impl<S: Store> AppState<S> {
@@ -47,7 +49,18 @@ impl<S: Store> AppState<S> {
             body_timeout: crate::body::BODY_TIMEOUT,
             metrics: Some(Default::default()),
             database_turns: None,
+            webhooks: crate::webhook::WebhookSettings::default(),
         }
+    }
+
+    pub fn with_webhooks(mut self, settings: crate::webhook::WebhookSettings) -> Self {
+        self.webhooks = settings;
+        self
+    }
+
+    /// The `/metrics` registry, when on.
+    pub fn metrics(&self) -> Option<std::sync::Arc<crate::metrics::Metrics>> {
+        self.metrics.clone()
     }
 
     /// Runs at most `limit` use cases at once (the store's connection limit): the others wait

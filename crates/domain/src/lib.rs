@@ -28,6 +28,7 @@ pub mod cupping;
 pub mod cupping_result;
 pub mod decimal;
 pub mod due_diligence;
+pub mod event;
 pub mod geojson;
 pub mod green_lot;
 pub mod green_lot_details;
@@ -53,6 +54,7 @@ pub mod stock;
 mod test_values;
 pub mod text;
 pub mod violation;
+pub mod webhook;
 pub mod weight;
 
 pub use violation::{BrokenRule, Violation};

@@ -77,6 +77,8 @@ pub enum Position {
     Keyset { at: DateTime<Utc>, id: Uuid },
     /// Number of entries of an asked id list already returned.
     Index(u32),
+    /// The last sequence number of an oldest-first feed already returned (0: none yet).
+    Sequence(i64),
 }
 
 /// A page request: how many, and after which position.
@@ -92,7 +94,16 @@ impl PageRequest {
         match self.after {
             None => Ok(None),
             Some(Position::Keyset { at, id }) => Ok(Some((at, id))),
-            Some(Position::Index(_)) => Err(PageError::ForeignCursor),
+            Some(Position::Index(_) | Position::Sequence(_)) => Err(PageError::ForeignCursor),
+        }
+    }
+
+    /// The sequence number a feed page starts after (0 from the beginning).
+    pub fn sequence(&self) -> Result<i64, PageError> {
+        match self.after {
+            None => Ok(0),
+            Some(Position::Sequence(s)) => Ok(s),
+            Some(Position::Keyset { .. } | Position::Index(_)) => Err(PageError::ForeignCursor),
         }
     }
 
@@ -101,7 +112,7 @@ impl PageRequest {
         match self.after {
             None => Ok(0),
             Some(Position::Index(i)) => Ok(i as usize),
-            Some(Position::Keyset { .. }) => Err(PageError::ForeignCursor),
+            Some(Position::Keyset { .. } | Position::Sequence(_)) => Err(PageError::ForeignCursor),
         }
     }
 }

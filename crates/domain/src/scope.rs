@@ -16,6 +16,7 @@ pub enum Scope {
     MrpOrder,
     CoreLocation,
     CoreProject,
+    CoreEvent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,7 +32,7 @@ impl BrokenRule for ScopeError {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 10] = [
+    pub const ALL: [Scope; 11] = [
         Scope::InventoryGreen,
         Scope::InventoryRoast,
         Scope::InventoryBlend,
@@ -42,6 +43,7 @@ impl Scope {
         Scope::MrpOrder,
         Scope::CoreLocation,
         Scope::CoreProject,
+        Scope::CoreEvent,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +58,7 @@ impl Scope {
             Scope::MrpOrder => "mrp.order",
             Scope::CoreLocation => "core.location",
             Scope::CoreProject => "core.project",
+            Scope::CoreEvent => "core.event",
         }
     }
 

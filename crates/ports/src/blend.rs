@@ -51,7 +51,7 @@ impl<S: Store> Roastery<S> {
         lot_source::check_source_ids(LotKind::Roasted, &ids).map_err(BlendError::from)?;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.blend.createBlend", |tx| {
             if tx.location(cmd.location_id)?.is_none() {
                 return Err(BlendError::LocationNotFound(cmd.location_id).into());
             }

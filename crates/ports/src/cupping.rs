@@ -14,6 +14,7 @@ use roastery_domain::cupping::{
 use roastery_domain::cupping_result::{
     CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, Score, ScoringState,
 };
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::stock::TypedLotRef;
 use rust_decimal::Decimal;
@@ -83,7 +84,7 @@ impl<S: Store> Roastery<S> {
         }
         .parse()?;
         let id = self.ids.new_id();
-        let cupping = self.store.write(|tx| {
+        let cupping = self.write("quality.cupping.createCupping", |tx| {
             // 2. Load: every lot must exist.
             for lot in draft.lots() {
                 if !tx.lot_exists(lot.kind, lot.id)? {
@@ -106,7 +107,7 @@ impl<S: Store> Roastery<S> {
     /// Moves a cupping along `DRAFT` → `OPEN` → `CLOSED`: the state comes parsed; an unknown
     /// cupping is not found, an illegal move is refused by the domain.
     pub fn set_cupping_state(&self, cmd: SetCuppingState) -> Result<CuppingView, AppError> {
-        self.store.write(|tx| {
+        self.write("quality.cupping.setCuppingState", |tx| {
             let mut cupping = tx
                 .cupping_for_update(cmd.cupping_id)?
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
@@ -141,7 +142,7 @@ impl<S: Store> Roastery<S> {
                 .collect(),
             now,
         )?;
-        self.store.write(|tx| {
+        self.write("quality.cupping.recordCuppingResults", |tx| {
             // 2. Load, locked: the cupping must not close before the results commit.
             let cupping = tx
                 .cupping_for_update(cmd.cupping_id)?
@@ -149,6 +150,11 @@ impl<S: Store> Roastery<S> {
             // 3. Decide.
             let recorded = cupping.record_results(results.clone())?;
             tx.insert_cupping_results(&recorded)?;
+            // Results are rows of their own; what changed for the feed is the cupping.
+            tx.record_change(
+                Subject::new(Resource::Cupping, cupping.id()),
+                Change::Updated,
+            );
             Ok(recorded)
         })
     }

@@ -102,7 +102,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<GreenLotWithDueDiligence, AppError> {
         let draft = DueDiligenceDraft::parse(cmd.input)?;
         let id = cmd.green_lot_id;
-        self.store.write(|tx| {
+        self.write("inventory.green.setDueDiligence", |tx| {
             let now = self.clock.now();
             // Locked: the row is what changes (its last-modified date), and two replacements of
             // one lot's due diligence take turns.

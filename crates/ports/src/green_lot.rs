@@ -136,7 +136,7 @@ impl<S: Store> Roastery<S> {
         let external_id = draft.external_id.clone();
         let id = self.ids.new_id();
         let now = self.clock.now();
-        let result = self.store.write(|tx| {
+        let result = self.write("inventory.green.importGreenLot", |tx| {
             // 2. Load: each form of the location is looked up, so not-found ranks before the
             //    conflict of giving both.
             let by_id = cmd
@@ -189,7 +189,7 @@ impl<S: Store> Roastery<S> {
     }
 
     pub fn transfer_green_lot(&self, cmd: TransferGreenLot) -> Result<GreenLotTransfer, AppError> {
-        self.store.write(|tx| {
+        self.write("inventory.green.transferGreenLotToLocation", |tx| {
             let now = self.clock.now();
             let (mut source, mut target) = tx
                 .green_lot_to_transfer(cmd.green_lot_id, cmd.destination_location_id)?
@@ -282,14 +282,17 @@ impl<S: Store> Roastery<S> {
     }
 
     pub fn set_green_lot_weight(&self, cmd: SetGreenLotWeight) -> Result<GreenLotView, AppError> {
-        self.store.write(|tx| {
+        self.write("inventory.green.setGreenLotWeight", |tx| {
             let now = self.clock.now();
             let mut lot = tx
                 .green_lot_for_update(cmd.green_lot_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let before = lot.weight();
-            lot.set_weight(RequestedWeight::from(cmd.weight), now)?;
-            tx.update_green_lot(&lot)?;
+            let change = lot.set_weight(RequestedWeight::from(cmd.weight), now)?;
+            // Zero again on a consumed lot changes nothing: no write, no event.
+            if change != roastery_domain::stock::WeightChange::Unchanged {
+                tx.update_green_lot(&lot)?;
+            }
             let movement = Movement {
                 lot: green_ref(lot.id),
                 kind: EntryKind::SetWeight,

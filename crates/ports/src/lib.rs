@@ -13,6 +13,7 @@ pub mod blend;
 pub mod cupping;
 pub mod due_diligence;
 pub mod error;
+pub mod event;
 pub mod green_lot;
 pub mod location;
 pub mod lock;
@@ -42,7 +43,7 @@ use uuid::Uuid;
 pub use error::{AppError, ItemFailure, Rejection, StoreError};
 pub use store::{PoolState, Repos, Store};
 
-use repo::SystemRepo;
+use repo::{EventRepo, SystemRepo};
 
 /// The current time. Adapters truncate it to microseconds, the precision both databases keep.
 pub trait Clock: Send + Sync + 'static {
@@ -87,6 +88,8 @@ pub struct Roastery<S: Store> {
     ids: Arc<dyn IdGen>,
     caller: Caller,
     eudr_enforce: due_diligence::EudrEnforce,
+    /// Told after a unit of work committed events (wakes this instance's delivery loop).
+    events_committed: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl<S: Store> Clone for Roastery<S> {
@@ -97,6 +100,7 @@ impl<S: Store> Clone for Roastery<S> {
             ids: self.ids.clone(),
             caller: self.caller.clone(),
             eudr_enforce: self.eudr_enforce,
+            events_committed: self.events_committed.clone(),
         }
     }
 }
@@ -109,7 +113,49 @@ impl<S: Store> Roastery<S> {
             ids,
             caller: Caller::default(),
             eudr_enforce: due_diligence::EudrEnforce::Off,
+            events_committed: None,
         }
+    }
+
+    /// The same use cases, calling `notify` after each unit of work that committed events.
+    pub fn notifying_events(self, notify: Arc<dyn Fn() + Send + Sync>) -> Self {
+        Self {
+            events_committed: Some(notify),
+            ..self
+        }
+    }
+
+    /// Runs `work` as one write unit of work of `operation` (unless the caller named the
+    /// operation it called) and stores, in the same transaction, one event per resource the
+    /// repositories noted as created or changed. Use cases that change resources write
+    /// through here: the store refuses to commit noted changes that were not turned into
+    /// events.
+    pub(crate) fn write<T>(
+        &self,
+        operation: &'static str,
+        mut work: impl FnMut(&mut S::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut emitted = false;
+        let value = self.store.write(|tx| {
+            // A retried unit of work starts from nothing noted.
+            drop(tx.take_changes());
+            let value = work(tx)?;
+            let changes = tx.take_changes();
+            emitted = !changes.is_empty();
+            if emitted {
+                let origin = roastery_domain::event::EventOrigin {
+                    operation: self.caller.operation.unwrap_or(operation).to_owned(),
+                    client_id: self.caller.client_id.to_string(),
+                    created_date: self.clock.now(),
+                };
+                tx.insert_events(&changes.into_events(&origin, || self.ids.new_id()))?;
+            }
+            Ok(value)
+        })?;
+        if emitted && let Some(notify) = &self.events_committed {
+            notify();
+        }
+        Ok(value)
     }
 
     /// The same use cases, run on behalf of `caller`.

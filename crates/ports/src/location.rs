@@ -21,7 +21,7 @@ impl<S: Store> Roastery<S> {
             cmd.external_id.as_deref(),
             self.clock.now(),
         )?;
-        self.store.write(|tx| {
+        self.write("core.location.importLocation", |tx| {
             let external_id_taken = match &location.external_id {
                 Some(external_id) => tx.location_by_external_id(external_id)?.is_some(),
                 None => false,

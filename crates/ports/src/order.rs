@@ -204,7 +204,7 @@ impl<S: Store> Roastery<S> {
             .collect();
         skus.sort();
         skus.dedup();
-        self.store.write(|tx| {
+        self.write("mrp.order.setOrders", |tx| {
             // 2. Load.
             let mut stored: HashMap<String, ForUpdate<Order>> = tx
                 .orders_for_update(&external_ids)?
@@ -252,7 +252,7 @@ impl<S: Store> Roastery<S> {
     pub fn set_order_status(&self, cmd: SetOrderStatus) -> Result<Order, AppError> {
         let status = cmd.status;
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("mrp.order.setOrderStatus", |tx| {
             // 2. Load.
             let mut order = tx
                 .order_for_update(cmd.order_id)?
@@ -274,7 +274,7 @@ impl<S: Store> Roastery<S> {
             .map(|a| Sku::parse(&a.sku).map_err(OrderError::from))
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("mrp.order.shipOrder", |tx| {
             // resource_not_found: the order, then each lot.
             let mut order = tx
                 .order_for_update(cmd.order_id)?

@@ -31,7 +31,7 @@ impl<S: Store> Roastery<S> {
         // 1. Parse.
         let draft = new.parse()?;
         let id = self.ids.new_id();
-        self.store.write(|tx| {
+        self.write("quality.physical.recordPhysicalAnalysis", |tx| {
             // 2. Load.
             let lot = draft.analysed_lot();
             if !tx.lot_exists(lot.kind, lot.id)? {

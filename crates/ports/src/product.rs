@@ -59,7 +59,7 @@ impl<S: Store> Roastery<S> {
             .collect();
         skus.sort();
         skus.dedup();
-        self.store.write(|tx| {
+        self.write("mrp.product.syncProducts", |tx| {
             // 2. Load.
             let mut stored: HashMap<String, ForUpdate<Product>> = tx
                 .products_for_update(&external_ids)?

@@ -79,7 +79,7 @@ impl<S: Store> Roastery<S> {
         )?;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.roast.importProfile", |tx| {
             // 2. Load: the green lots (the first unknown in component order), the reference
             //    roast, the projects, and whether the external id is taken.
             let ids = draft.green_lot_ids();

@@ -21,7 +21,7 @@ impl<S: Store> Roastery<S> {
             cmd.description.as_deref(),
             self.clock.now(),
         )?;
-        self.store.write(|tx| {
+        self.write("core.project.importProject", |tx| {
             let name_taken = tx.project_by_name(&project.name)?.is_some();
             let project = project.clone().decide_import(name_taken)?;
             tx.insert_project(&project)?;

@@ -14,6 +14,7 @@ use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::due_diligence::{DueDiligence, SourceLot};
+use roastery_domain::event::{Change, Changes, Event, EventType, Subject};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::location::Location;
@@ -28,6 +29,7 @@ use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
+use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
@@ -393,4 +395,121 @@ pub trait TraceRepo {
     fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>>;
     /// The cuppings that cupped any of these lots.
     fn cuppings_of_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Cupping>>;
+}
+
+/// The change feed's outbox.
+///
+/// Repository write methods note what they create or change ([`EventRepo::record_change`]);
+/// `Roastery::write` turns the notes into events and stores them in the same transaction, so
+/// an event exists exactly when its change committed. A store refuses to commit a unit of work
+/// whose notes were not turned into events.
+pub trait EventRepo {
+    /// Notes that this unit of work created or changed `subject`.
+    fn record_change(&mut self, subject: Subject, change: Change);
+    /// The changes noted so far, leaving none.
+    fn take_changes(&mut self) -> Changes;
+    /// Stores events of this unit of work. A store that cannot number them in commit order
+    /// here leaves them unnumbered until [`EventRepo::place_events`] does.
+    fn insert_events(&mut self, events: &[Event]) -> StoreResult<()>;
+    /// Numbers the stored events whose transactions have finished, after every number already
+    /// handed out, so that a reader paging by sequence never skips one. Runs in a write unit
+    /// of work.
+    fn place_events(&mut self) -> StoreResult<()>;
+    /// Numbered events after `after`, oldest first, of these types (any when empty).
+    fn list_events(
+        &mut self,
+        types: &[EventType],
+        after: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Event>>;
+    /// The highest sequence number handed out (0 when none).
+    fn last_sequence(&mut self) -> StoreResult<i64>;
+    /// Deletes numbered events created before `before` and delivered or given up on by every
+    /// webhook; returns how many.
+    fn delete_events_before(&mut self, before: DateTime<Utc>) -> StoreResult<usize>;
+}
+
+/// One event to one webhook, as `listDeliveries` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub event_id: Uuid,
+    /// Attempts made so far.
+    pub attempt: u32,
+    pub status: DeliveryStatus,
+    /// The receiver's status code of the last attempt, if it answered.
+    pub http_status: Option<u16>,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+    pub created_date: DateTime<Utc>,
+}
+
+/// A delivery claimed for one attempt, with what it takes to send it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedDelivery {
+    pub delivery: Delivery,
+    pub webhook: Webhook,
+    pub event: Event,
+    /// Identifies this claim: only its holder records the attempt's outcome.
+    pub lease: Uuid,
+}
+
+/// What one attempt came to, to be stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub delivery_id: Uuid,
+    pub lease: Uuid,
+    pub status: DeliveryStatus,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+    /// When to try again (`PENDING` only).
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub at: DateTime<Utc>,
+}
+
+/// Webhooks and their deliveries.
+pub trait WebhookRepo {
+    fn insert_webhook(&mut self, webhook: &Webhook) -> StoreResult<()>;
+    fn webhook(&mut self, id: Uuid) -> StoreResult<Option<Webhook>>;
+    /// Newest first by creation time.
+    fn list_webhooks(&mut self, page: &PageRequest) -> StoreResult<Page<Webhook>>;
+    /// Deletes a webhook with its deliveries; false when there was none.
+    fn delete_webhook(&mut self, id: Uuid) -> StoreResult<bool>;
+    /// A webhook's deliveries, newest first.
+    fn list_deliveries(
+        &mut self,
+        webhook_id: Uuid,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Delivery>>;
+    /// Creates a pending delivery for every numbered event each active webhook wants and has
+    /// not been given yet (a webhook starts with the events numbered after its creation);
+    /// returns how many. Webhooks another unit of work is enqueuing for are skipped.
+    fn enqueue_deliveries(
+        &mut self,
+        now: DateTime<Utc>,
+        new_id: &mut dyn FnMut() -> Uuid,
+    ) -> StoreResult<usize>;
+    /// Claims up to `limit` pending deliveries due at `now` of active webhooks, none held by an
+    /// unexpired claim, until `lease_until`; deliveries another unit of work is claiming are
+    /// skipped.
+    fn claim_deliveries(
+        &mut self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        lease: Uuid,
+        limit: usize,
+    ) -> StoreResult<Vec<ClaimedDelivery>>;
+    /// Stores an attempt's outcome when `record.lease` still holds the delivery; returns the
+    /// delivery's webhook when it did.
+    fn record_attempt(&mut self, record: &AttemptRecord) -> StoreResult<Option<Webhook>>;
+    /// Stores a webhook's failure count and status.
+    fn update_webhook_health(
+        &mut self,
+        id: Uuid,
+        consecutive_failures: u32,
+        status: WebhookStatus,
+    ) -> StoreResult<()>;
+    /// Pending deliveries by due time: how many, and the creation time of the oldest.
+    fn pending_deliveries(&mut self) -> StoreResult<(u64, Option<DateTime<Utc>>)>;
 }

@@ -248,16 +248,19 @@ impl<S: Store> Roastery<S> {
         cmd: SetRoastedLotWeight,
     ) -> Result<RoastedLotView, AppError> {
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.roast.setRoastedLotWeight", |tx| {
             let mut lot = tx
                 .roasted_lot_for_update(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
             let before = lot.stock.weight();
-            lot.set_weight(
+            let change = lot.set_weight(
                 roastery_domain::weight::RequestedWeight::from(cmd.weight),
                 now,
             )?;
-            tx.update_roasted_lot_stock(&lot)?;
+            // Zero again on a consumed lot changes nothing: no write, no event.
+            if change != roastery_domain::stock::WeightChange::Unchanged {
+                tx.update_roasted_lot_stock(&lot)?;
+            }
             let movement = Movement {
                 lot: TypedLotRef {
                     id: lot.id,
@@ -320,7 +323,7 @@ impl<S: Store> Roastery<S> {
         } = &cmd;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.store.write(|tx| {
+        self.write("inventory.roast.recordRoast", |tx| {
             if let Some(external_id) = external_id
                 && let Some(imported) = imported_roast(tx, external_id)?
             {

@@ -26,6 +26,8 @@ pub trait Repos:
     + OrderRepo
     + TraceRepo
     + DueDiligenceRepo
+    + EventRepo
+    + WebhookRepo
 {
 }
 
@@ -45,6 +47,8 @@ impl<T> Repos for T where
         + OrderRepo
         + TraceRepo
         + DueDiligenceRepo
+        + EventRepo
+        + WebhookRepo
 {
 }
 

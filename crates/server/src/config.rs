@@ -53,6 +53,17 @@ pub struct Config {
     pub application_name: Option<String>,
     /// Seconds requests in flight at SIGTERM may take to finish (`ROASTERY_DRAIN_TIMEOUT`).
     pub drain_timeout: u64,
+    /// `on`: webhooks may be sent to loopback, private and link-local addresses
+    /// (`ROASTERY_WEBHOOK_ALLOW_PRIVATE`; default `off`).
+    pub webhook_allow_private: Switch,
+    /// PEM certificates trusted for webhook TLS besides the built-in roots
+    /// (`ROASTERY_WEBHOOK_CA_FILE`).
+    pub webhook_ca_file: Option<PathBuf>,
+    /// Multiplies the waits between webhook delivery attempts, a decimal such as `0.01`
+    /// (`ROASTERY_WEBHOOK_RETRY_SCALE`; default `1`).
+    pub webhook_retry_scale: String,
+    /// Days events are kept at least (`ROASTERY_EVENT_RETENTION_DAYS`; default 30).
+    pub event_retention_days: u64,
     /// `off` (default) or `ship`: `shipOrder` refuses lots whose EUDR due diligence is
     /// incomplete (`ROASTERY_EUDR_ENFORCE`).
     pub eudr_enforce: EudrEnforceSetting,
@@ -98,6 +109,10 @@ impl Default for Config {
             pool_timeout: 5,
             application_name: None,
             drain_timeout: 30,
+            webhook_allow_private: Switch::Off,
+            webhook_ca_file: None,
+            webhook_retry_scale: "1".into(),
+            event_retention_days: 30,
             eudr_enforce: EudrEnforceSetting::Off,
         }
     }
@@ -116,6 +131,22 @@ impl Config {
                 .clone()
                 .unwrap_or_else(default_application_name),
             connection_timeout: Duration::from_secs(self.pool_timeout),
+        }
+    }
+
+    /// `webhook_retry_scale` in thousandths (exact: read as a decimal, never as a float).
+    pub fn webhook_retry_scale_millis(&self) -> anyhow::Result<u64> {
+        let scale: rust_decimal::Decimal =
+            self.webhook_retry_scale.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "ROASTERY_WEBHOOK_RETRY_SCALE must be a decimal number, not `{}`",
+                    self.webhook_retry_scale
+                )
+            })?;
+        let millis = (scale * rust_decimal::Decimal::ONE_THOUSAND).round();
+        match u64::try_from(millis) {
+            Ok(m) if m > 0 => Ok(m),
+            _ => bail!("ROASTERY_WEBHOOK_RETRY_SCALE must be at least 0.001"),
         }
     }
 
@@ -208,6 +239,23 @@ impl Config {
         if let Some(v) = var("ROASTERY_APPLICATION_NAME") {
             self.application_name = Some(v);
         }
+        if let Some(v) = var("ROASTERY_WEBHOOK_ALLOW_PRIVATE") {
+            self.webhook_allow_private = Switch::parse(&v).ok_or_else(|| {
+                anyhow::anyhow!("ROASTERY_WEBHOOK_ALLOW_PRIVATE must be `on` or `off`, not `{v}`")
+            })?;
+        }
+        if let Some(v) = var("ROASTERY_WEBHOOK_CA_FILE").filter(|v| !v.is_empty()) {
+            self.webhook_ca_file = Some(v.into());
+        }
+        if let Some(v) = var("ROASTERY_WEBHOOK_RETRY_SCALE") {
+            self.webhook_retry_scale = v;
+        }
+        if let Some(v) = var("ROASTERY_EVENT_RETENTION_DAYS") {
+            self.event_retention_days = v.parse::<u64>().ok().filter(|d| *d > 0).context(
+                "ROASTERY_EVENT_RETENTION_DAYS must be a whole number of days above zero",
+            )?;
+        }
+        self.webhook_retry_scale_millis()?;
         roastery_adapters_http::parse_rate_limit(&self.rate_limit).map_err(anyhow::Error::msg)?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             bail!("ROASTERY_TLS_CERT and ROASTERY_TLS_KEY go together");

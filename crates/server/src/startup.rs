@@ -8,6 +8,7 @@ use std::time::Duration;
 use actix_web::web;
 use anyhow::Context;
 use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions, redact};
+use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
 use roastery_ports::system::{RandomIds, SystemClock};
@@ -74,6 +75,22 @@ fn certificate_dir(url: &str) -> PathBuf {
 pub struct Application {
     port: u16,
     server: actix_server::Server,
+    deliveries: DeliveryLoop<DieselStore, HttpsTransport>,
+}
+
+/// The webhook settings of a configuration, with the extra trusted roots read.
+fn webhook_settings(config: &Config) -> anyhow::Result<WebhookSettings> {
+    let extra_roots_pem = config
+        .webhook_ca_file
+        .as_ref()
+        .map(|path| std::fs::read(path).with_context(|| format!("reading {}", path.display())))
+        .transpose()?;
+    Ok(WebhookSettings {
+        allow_private: config.webhook_allow_private.is_on(),
+        extra_roots_pem,
+        retry_scale_millis: config.webhook_retry_scale_millis()?,
+        retention: Duration::from_secs(config.event_retention_days.saturating_mul(86_400)),
+    })
 }
 
 impl Application {
@@ -86,6 +103,14 @@ impl Application {
         };
         let app = app.with_eudr_enforce(config.eudr_enforce.mode());
         let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
+        let webhooks = webhook_settings(config)?;
+        let transport = Arc::new(HttpsTransport::new(&webhooks)?);
+        // Writes of this instance wake its delivery loop at once; others' are polled for.
+        let wake = Arc::new(tokio::sync::Notify::new());
+        let app = app.notifying_events({
+            let wake = wake.clone();
+            Arc::new(move || wake.notify_one())
+        });
         let tls = crate::tls::server_config(
             config.tls_cert.as_deref(),
             config.tls_key.as_deref(),
@@ -108,8 +133,16 @@ impl Application {
         let state = web::Data::new(
             state
                 .with_body_timeout(Duration::from_secs(config.body_timeout))
-                .with_metrics(config.metrics.is_on()),
+                .with_metrics(config.metrics.is_on())
+                .with_webhooks(webhooks.clone()),
         );
+        let deliveries = DeliveryLoop {
+            app: state.app.clone(),
+            transport,
+            wake,
+            settings: webhooks,
+            metrics: state.metrics(),
+        };
         let mut limits = ServerLimits {
             request_head_timeout: Duration::from_secs(config.header_timeout),
             max_connections_per_worker: config.max_connections.max(1),
@@ -125,7 +158,11 @@ impl Application {
             database = %redact(&config.database_url),
             "roastery is listening"
         );
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            deliveries,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -139,8 +176,20 @@ impl Application {
 
     /// Serves until SIGTERM/SIGINT (or a stop through the handle); in-flight requests finish,
     /// idle connections close at once.
+    /// Webhook deliveries run beside the server and stop with it; one in flight then is sent
+    /// again by whichever instance claims it after its claim expires.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let stop = Arc::new(tokio::sync::Notify::new());
+        let deliveries = actix_rt::spawn(self.deliveries.run(stop.clone()));
+        let served = self.server.await;
+        stop.notify_one();
+        if tokio::time::timeout(Duration::from_secs(15), deliveries)
+            .await
+            .is_err()
+        {
+            tracing::warn!("webhook deliveries did not stop in time");
+        }
+        served
     }
 }
 

@@ -8,6 +8,7 @@
 
 mod blend;
 mod cupping;
+mod event;
 pub(crate) mod green;
 mod location;
 mod mrp;
@@ -29,6 +30,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::wire::{Envelope, NoFilter, NoMeta, PageInfo, PageMeta, PaginationDto};
 
+pub(crate) use event::EventDto;
 pub(crate) use registry::{Contract, SchemaSet, Shape};
 
 /// `getDueDiligence`'s result DTO, for the command line.
@@ -311,6 +313,42 @@ registry::operations! {
         shape: Page<trace::LedgerFilterData, trace::LedgerEntriesResult>,
         handler: trace::list_ledger_entries,
         summary: "Ledger entries (every change of a lot's weight), newest first.",
+    }
+
+    ListEvents {
+        name: "core.event.listEvents",
+        scope: CoreEvent,
+        shape: Page<event::ListEventsFilter, event::EventsResult>,
+        handler: event::list_events,
+        summary: "The change feed: one event per resource each committed write created or changed, oldest first by sequence; endCursor is never null (poll with it). Paging on sees every event exactly once, in order.",
+    }
+    CreateWebhook {
+        name: "core.event.createWebhook",
+        scope: CoreEvent,
+        shape: Write<event::CreateWebhookData, event::WebhookResult>,
+        handler: event::create_webhook,
+        summary: "Register an https receiver for events (Standard Webhooks signatures); the signing secret is answered only here.",
+    }
+    ListWebhooks {
+        name: "core.event.listWebhooks",
+        scope: CoreEvent,
+        shape: Page<NoFilter, event::WebhooksResult>,
+        handler: event::list_webhooks,
+        summary: "List webhooks, newest first (without their secrets).",
+    }
+    DeleteWebhook {
+        name: "core.event.deleteWebhook",
+        scope: CoreEvent,
+        shape: Write<event::DeleteWebhookData, event::DeleteWebhookResult>,
+        handler: event::delete_webhook,
+        summary: "Delete a webhook and its deliveries.",
+    }
+    ListDeliveries {
+        name: "core.event.listDeliveries",
+        scope: CoreEvent,
+        shape: Page<event::ListDeliveriesFilter, event::DeliveriesResult>,
+        handler: event::list_deliveries,
+        summary: "A webhook's deliveries (one per event), newest first, with the last attempt's outcome.",
     }
 }
 

@@ -1,7 +1,9 @@
 //! In-memory blended lots.
 
+use crate::repo::EventRepo as _;
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
@@ -16,6 +18,7 @@ pub struct BlendData {
 
 impl BlendRepo for MemTx {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
         self.data.blend.lots.push(lot.clone());
         Ok(())
     }
@@ -30,6 +33,7 @@ impl BlendRepo for MemTx {
     }
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
         if let Some(stored) = self.data.blend.lots.iter_mut().find(|l| l.id == lot.id) {
             stored.stock = lot.stock;
             stored.last_modified_at = lot.last_modified_at;

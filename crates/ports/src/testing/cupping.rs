@@ -4,6 +4,8 @@
 //! use-case tests that need a lot but not its story may also register a bare lot id with
 //! [`register_lot`].
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use std::collections::HashSet;
 
 use roastery_domain::cupping::Cupping;
@@ -46,6 +48,14 @@ impl CuppingRepo for MemTx {
     }
 
     fn insert_cupping(&mut self, cupping: &Cupping) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Created,
+        );
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Created,
+        );
         self.data.cupping.cuppings.push(cupping.clone());
         Ok(())
     }
@@ -65,6 +75,10 @@ impl CuppingRepo for MemTx {
     }
 
     fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Cupping, cupping.id()),
+            Change::Updated,
+        );
         let (id, state) = (cupping.id(), cupping.state());
         if let Some(c) = self.data.cupping.cuppings.iter_mut().find(|c| c.id() == id) {
             *c = Cupping::restore(

@@ -1,6 +1,8 @@
 //! In-memory green lots.
 
+use crate::repo::EventRepo as _;
 use chrono::{DateTime, Utc};
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
@@ -17,6 +19,7 @@ pub struct GreenData {
 
 impl GreenLotRepo for MemTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
         let lots = &self.data.green.lots;
         if lots.iter().any(|l| {
             l.id == lot.id
@@ -40,6 +43,7 @@ impl GreenLotRepo for MemTx {
     }
 
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let stored = self
             .data
             .green

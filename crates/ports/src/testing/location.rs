@@ -1,5 +1,7 @@
 //! Locations.
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
@@ -10,6 +12,10 @@ use crate::repo::*;
 
 impl LocationRepo for MemTx {
     fn insert_location(&mut self, location: &Location) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::Location, location.id),
+            Change::Created,
+        );
         if self.data.locations.iter().any(|l| {
             l.id == location.id
                 || (location.external_id.is_some() && l.external_id == location.external_id)

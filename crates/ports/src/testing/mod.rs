@@ -6,6 +6,7 @@
 mod account;
 mod blend;
 mod cupping;
+mod event;
 pub use cupping::register_lot;
 mod green;
 mod location;
@@ -46,12 +47,15 @@ pub struct MemData {
     pub order: order::OrderData,
     pub ledger: Vec<roastery_domain::ledger::LedgerEntry>,
     pub due_diligence: Vec<(Uuid, roastery_domain::due_diligence::DueDiligence)>,
+    pub events: event::EventData,
 }
 
 /// One transaction: a private copy of the data.
 #[derive(Debug)]
 pub struct MemTx {
     pub data: MemData,
+    /// Changes noted and not yet turned into events.
+    pub changes: roastery_domain::event::Changes,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -64,7 +68,10 @@ impl Store for InMemoryStore {
 
     fn read<T>(&self, work: impl FnOnce(&mut MemTx) -> Result<T, AppError>) -> Result<T, AppError> {
         let data = self.data.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut tx = MemTx { data: data.clone() };
+        let mut tx = MemTx {
+            data: data.clone(),
+            changes: Default::default(),
+        };
         drop(data);
         work(&mut tx)
     }
@@ -75,8 +82,17 @@ impl Store for InMemoryStore {
     ) -> Result<T, AppError> {
         // Holding the lock for the whole unit of work serialises writers, like BEGIN IMMEDIATE.
         let mut data = self.data.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut tx = MemTx { data: data.clone() };
+        let mut tx = MemTx {
+            data: data.clone(),
+            changes: Default::default(),
+        };
         let value = work(&mut tx)?;
+        if !tx.changes.is_empty() {
+            return Err(StoreError::Internal(
+                "changes were noted but no events written (write through Roastery::write)".into(),
+            )
+            .into());
+        }
         *data = tx.data;
         Ok(value)
     }

@@ -1,5 +1,7 @@
 //! In-memory orders.
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
@@ -33,6 +35,9 @@ impl OrderRepo for MemTx {
     }
 
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
+        for o in orders {
+            self.record_change(Subject::new(Resource::Order, o.id), Change::Created);
+        }
         let mut stored: Vec<&Order> = self.data.order.orders.iter().collect();
         for o in orders {
             // Like the database's unique keys: taken after the unit of work found it free, by a
@@ -47,6 +52,9 @@ impl OrderRepo for MemTx {
     }
 
     fn update_orders(&mut self, orders: &[ForUpdate<Order>]) -> StoreResult<()> {
+        for o in orders {
+            self.record_change(Subject::new(Resource::Order, o.id), Change::Updated);
+        }
         for order in orders {
             if let Some(stored) = self.data.order.orders.iter_mut().find(|o| o.id == order.id) {
                 // The order date and creation time never change.
@@ -69,6 +77,7 @@ impl OrderRepo for MemTx {
     }
 
     fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Order, order.id), Change::Updated);
         if let Some(stored) = self.data.order.orders.iter_mut().find(|o| o.id == order.id) {
             stored.status = order.status;
             stored.updated_at = order.updated_at;

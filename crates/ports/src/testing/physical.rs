@@ -1,5 +1,7 @@
 //! In-memory physical analyses.
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::PhysicalAnalysis;
 
@@ -13,6 +15,10 @@ pub struct PhysicalData {
 
 impl PhysicalRepo for MemTx {
     fn insert_physical_analysis(&mut self, analysis: &PhysicalAnalysis) -> StoreResult<()> {
+        self.record_change(
+            Subject::new(Resource::PhysicalAnalysis, analysis.id),
+            Change::Created,
+        );
         self.data.physical.analyses.push(analysis.clone());
         Ok(())
     }

@@ -1,5 +1,7 @@
 //! In-memory products.
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, Sku};
 
@@ -50,6 +52,9 @@ impl ProductRepo for MemTx {
     }
 
     fn insert_products(&mut self, products: &[Product]) -> StoreResult<()> {
+        for p in products {
+            self.record_change(Subject::new(Resource::Product, p.id), Change::Created);
+        }
         let mut stored: Vec<&Product> = self.data.product.products.iter().collect();
         for p in products {
             // Like the database's unique keys: a product key taken after the unit of work found
@@ -73,6 +78,12 @@ impl ProductRepo for MemTx {
     }
 
     fn update_products(&mut self, updates: &[ProductUpdate]) -> StoreResult<()> {
+        for u in updates {
+            self.record_change(
+                Subject::new(Resource::Product, u.product.id),
+                Change::Updated,
+            );
+        }
         for update in updates {
             if let Some(stored) = self
                 .data

@@ -1,5 +1,7 @@
 //! Projects.
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::Project;
 
@@ -9,6 +11,7 @@ use crate::repo::*;
 
 impl ProjectRepo for MemTx {
     fn insert_project(&mut self, project: &Project) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Project, project.id), Change::Created);
         if (self.data.projects.iter()).any(|p| p.id == project.id || p.name == project.name) {
             return Err(StoreError::Duplicate(format!("project {}", project.name)));
         }

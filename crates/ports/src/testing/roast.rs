@@ -1,5 +1,7 @@
 //! In-memory roasted lots, their details and curves (profiles in `profile.rs`).
 
+use crate::repo::EventRepo as _;
+use roastery_domain::event::{Change, Resource, Subject};
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -23,6 +25,7 @@ pub struct RoastData {
 
 impl RoastRepo for MemTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
         if let Some(external_id) = &lot.external_id
             && self
                 .data
@@ -46,6 +49,7 @@ impl RoastRepo for MemTx {
     }
 
     fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
         if let Some(stored) = self.data.roast.lots.iter_mut().find(|l| l.id == lot.id) {
             stored.stock = lot.stock;
             stored.last_modified_at = lot.last_modified_at;

@@ -102,7 +102,14 @@ pub fn write<S: Store, T>(
     store: &S,
     mut work: impl FnMut(&mut S::Tx) -> Result<T, StoreError>,
 ) -> T {
-    store.write(|tx| Ok(work(tx)?)).unwrap()
+    store
+        .write(|tx| {
+            let value = work(tx)?;
+            // Repository contracts write past the use cases: no events for these rows.
+            drop(roastery_ports::repo::EventRepo::take_changes(tx));
+            Ok(value)
+        })
+        .unwrap()
 }
 
 /// Runs `work` in a read unit of work, unwrapping.

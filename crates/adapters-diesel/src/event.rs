@@ -1,0 +1,615 @@
+//! The change feed's outbox, webhooks and their deliveries.
+//!
+//! **Numbering events so that a reader never skips one.** A reader pages with "sequence >
+//! cursor", so a number may become visible only after every smaller number is visible.
+//! - SQLite has one writer at a time: an event takes its number from the `event` counter as it
+//!   is stored, and commits before the next writer starts.
+//! - PostgreSQL writers run in parallel, and a number taken at insert could commit after a
+//!   larger one a reader has already passed. So writers store events unnumbered, with their
+//!   transaction id (`pg_current_xact_id()`, for a stable order among what one pass numbers). A
+//!   placer ([`EventRepo::place_events`], run by `listEvents` and the delivery loops, one at a
+//!   time under a transaction-scoped advisory lock) numbers the unnumbered events it can see,
+//!   after the last number handed out. Under READ COMMITTED it sees exactly the events of
+//!   committed writers (an aborted writer's rows never become visible); a writer still running
+//!   is numbered by a later pass, above every number handed out by then. Placers commit before
+//!   the next one takes the lock, so numbers become visible in increasing order and a reader's
+//!   cursor never passes a number that is still to come. (Waiting for `pg_snapshot_xmin` to pass
+//!   the writer is not needed for this, and would let any long transaction anywhere on the
+//!   cluster hold the whole feed back.)
+//!
+//! Deliveries are claimed with `FOR UPDATE SKIP LOCKED` and a lease: one instance holds a
+//! delivery while it sends it; when an instance dies, its lease expires and another sends the
+//! event again (at least once).
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use roastery_domain::event::{Change, Changes, Event, EventType, Resource, Subject};
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus, WebhookUrl};
+use roastery_ports::StoreError;
+use roastery_ports::repo::*;
+use uuid::Uuid;
+
+use crate::connection::AnyConnection;
+use crate::error::{OrStoreError, corrupt};
+use crate::row::uuid;
+use crate::schema::{deliveries, events, webhooks};
+use crate::store::DieselTx;
+use crate::time::{from_db, to_db};
+
+/// The advisory lock placers take (the bytes of "RoastEv1").
+const PLACER_LOCK: i64 = 0x526f_6173_7445_7631;
+/// The counter events are numbered from.
+const EVENT_COUNTER: &str = "event";
+/// Most events queued for one webhook per round.
+const ENQUEUE_BATCH: i64 = 1_000;
+
+#[derive(Queryable)]
+struct EventRow {
+    id: String,
+    sequence: Option<i64>,
+    event_type: String,
+    subject_id: String,
+    subject_type: String,
+    operation: String,
+    client_id: String,
+    created_date: NaiveDateTime,
+}
+
+type EventColumns = (
+    events::id,
+    events::sequence,
+    events::event_type,
+    events::subject_id,
+    events::subject_type,
+    events::operation,
+    events::client_id,
+    events::created_date,
+);
+
+const EVENT_COLUMNS: EventColumns = (
+    events::id,
+    events::sequence,
+    events::event_type,
+    events::subject_id,
+    events::subject_type,
+    events::operation,
+    events::client_id,
+    events::created_date,
+);
+
+impl EventRow {
+    fn into_domain(self) -> StoreResult<Event> {
+        let event_type = EventType::parse(&self.event_type).map_err(|e| corrupt("event", e))?;
+        let resource = Resource::parse(&self.subject_type)
+            .ok_or_else(|| corrupt("event", &self.subject_type))?;
+        Ok(Event {
+            id: uuid("event", &self.id)?,
+            sequence: self.sequence,
+            event_type,
+            subject: Subject::new(resource, uuid("event", &self.subject_id)?),
+            operation: self.operation,
+            client_id: self.client_id,
+            created_date: from_db(self.created_date),
+        })
+    }
+}
+
+#[derive(QueryableByName)]
+struct Xid {
+    #[diesel(sql_type = BigInt)]
+    xid: i64,
+}
+
+impl EventRepo for DieselTx {
+    fn record_change(&mut self, subject: Subject, change: Change) {
+        self.changes.record(subject, change);
+    }
+
+    fn take_changes(&mut self) -> Changes {
+        std::mem::take(&mut self.changes)
+    }
+
+    fn insert_events(&mut self, list: &[Event]) -> StoreResult<()> {
+        let xid = match self.conn() {
+            AnyConnection::Postgresql(c) => Some(
+                diesel::sql_query("SELECT pg_current_xact_id()::text::bigint AS xid")
+                    .get_result::<Xid>(c)
+                    .store()?
+                    .xid,
+            ),
+            AnyConnection::Sqlite(_) => None,
+        };
+        // SQLite: one writer at a time, so the numbers are taken here, all in one step.
+        let first = match xid {
+            Some(_) => None,
+            None => {
+                let last = self.counter(EVENT_COUNTER)?;
+                let count = i64::try_from(list.len())
+                    .map_err(|_| StoreError::Internal("too many events".into()))?;
+                self.set_counter(EVENT_COUNTER, last + count)?;
+                Some(last + 1)
+            }
+        };
+        let rows: Vec<_> = list
+            .iter()
+            .zip(0i64..)
+            .map(|(event, n)| {
+                (
+                    events::id.eq(event.id.to_string()),
+                    events::sequence.eq(first.map(|f| f + n)),
+                    events::writer_xid.eq(xid),
+                    events::event_type.eq(event.event_type.to_string()),
+                    events::subject_id.eq(event.subject.id.to_string()),
+                    events::subject_type.eq(event.subject.resource.as_str()),
+                    events::operation.eq(event.operation.clone()),
+                    events::client_id.eq(event.client_id.clone()),
+                    events::created_date.eq(to_db(event.created_date)),
+                )
+            })
+            .collect();
+        // One statement for the whole batch.
+        on_backend!(self.conn(), |c| diesel::insert_into(events::table)
+            .values(&rows)
+            .execute(c))
+        .store()?;
+        Ok(())
+    }
+
+    fn place_events(&mut self) -> StoreResult<()> {
+        let AnyConnection::Postgresql(c) = self.conn() else {
+            return Ok(());
+        };
+        // Placers take turns (a short wait): one that skipped while another was placing could
+        // answer a reader without the events that reader has just written.
+        diesel::sql_query(format!("SELECT pg_advisory_xact_lock({PLACER_LOCK})"))
+            .execute(c)
+            .store()?;
+        let last = self.last_sequence()?;
+        let AnyConnection::Postgresql(c) = self.conn() else {
+            return Ok(());
+        };
+        let placed = diesel::sql_query(
+            "UPDATE events SET sequence = $1 + ready.n, writer_xid = NULL \
+             FROM (SELECT id, row_number() OVER (ORDER BY writer_xid, id) AS n FROM events \
+                   WHERE sequence IS NULL) AS ready \
+             WHERE events.id = ready.id",
+        )
+        .bind::<BigInt, _>(last)
+        .execute(c)
+        .store()?;
+        if placed > 0 {
+            let placed = i64::try_from(placed)
+                .map_err(|_| StoreError::Internal("too many events to number".into()))?;
+            self.set_counter(EVENT_COUNTER, last + placed)?;
+        }
+        Ok(())
+    }
+
+    fn list_events(
+        &mut self,
+        types: &[EventType],
+        after: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Event>> {
+        let mut query = events::table
+            .select(EVENT_COLUMNS)
+            .filter(events::sequence.gt(after))
+            .order(events::sequence.asc())
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX))
+            .into_boxed();
+        if !types.is_empty() {
+            let names: Vec<String> = types.iter().map(ToString::to_string).collect();
+            query = query.filter(events::event_type.eq_any(names));
+        }
+        let rows: Vec<EventRow> = query.load(self.conn()).store()?;
+        rows.into_iter().map(EventRow::into_domain).collect()
+    }
+
+    fn last_sequence(&mut self) -> StoreResult<i64> {
+        self.counter(EVENT_COUNTER)
+    }
+
+    fn delete_events_before(&mut self, before: DateTime<Utc>) -> StoreResult<usize> {
+        let before = to_db(before);
+        let pending = deliveries::table
+            .select(deliveries::event_id)
+            .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()));
+        let deleted = diesel::delete(
+            events::table
+                .filter(events::created_date.lt(before))
+                .filter(events::sequence.is_not_null())
+                .filter(diesel::dsl::not(events::id.eq_any(pending))),
+        )
+        .execute(self.conn())
+        .store()?;
+        diesel::delete(
+            deliveries::table
+                .filter(deliveries::created_date.lt(before))
+                .filter(deliveries::status.ne(DeliveryStatus::Pending.as_str())),
+        )
+        .execute(self.conn())
+        .store()?;
+        Ok(deleted)
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = webhooks)]
+struct WebhookRow {
+    id: String,
+    url: String,
+    types: String,
+    description: Option<String>,
+    status: String,
+    secret: String,
+    consecutive_failures: i32,
+    given_sequence: i64,
+    created_date: NaiveDateTime,
+}
+
+impl WebhookRow {
+    fn into_domain(self) -> StoreResult<Webhook> {
+        let types = self
+            .types
+            .split_whitespace()
+            .map(EventType::parse)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| corrupt("webhook", e))?;
+        Ok(Webhook {
+            id: uuid("webhook", &self.id)?,
+            url: WebhookUrl::parse(&self.url).map_err(|e| corrupt("webhook", e))?,
+            types,
+            description: self.description,
+            status: WebhookStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("webhook", &self.status))?,
+            created_date: from_db(self.created_date),
+            secret: self.secret,
+            consecutive_failures: u32::try_from(self.consecutive_failures).unwrap_or(0),
+        })
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = deliveries)]
+struct DeliveryRow {
+    id: String,
+    webhook_id: String,
+    event_id: String,
+    attempt: i32,
+    status: String,
+    http_status: Option<i32>,
+    error: Option<String>,
+    next_attempt_at: NaiveDateTime,
+    lease: Option<String>,
+    lease_until: Option<NaiveDateTime>,
+    created_date: NaiveDateTime,
+}
+
+impl DeliveryRow {
+    fn into_domain(self) -> StoreResult<Delivery> {
+        Ok(Delivery {
+            id: uuid("delivery", &self.id)?,
+            webhook_id: uuid("delivery", &self.webhook_id)?,
+            event_id: uuid("delivery", &self.event_id)?,
+            attempt: u32::try_from(self.attempt).unwrap_or(0),
+            status: DeliveryStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("delivery", &self.status))?,
+            http_status: self.http_status.and_then(|s| u16::try_from(s).ok()),
+            error: self.error,
+            created_date: from_db(self.created_date),
+        })
+    }
+}
+
+impl DieselTx {
+    fn webhooks_by_ids(&mut self, ids: &[String]) -> StoreResult<Vec<Webhook>> {
+        let rows: Vec<WebhookRow> = webhooks::table
+            .filter(webhooks::id.eq_any(ids))
+            .load(self.conn())
+            .store()?;
+        rows.into_iter().map(WebhookRow::into_domain).collect()
+    }
+
+    fn events_by_ids(&mut self, ids: &[String]) -> StoreResult<Vec<Event>> {
+        let rows: Vec<EventRow> = events::table
+            .select(EVENT_COLUMNS)
+            .filter(events::id.eq_any(ids))
+            .load(self.conn())
+            .store()?;
+        rows.into_iter().map(EventRow::into_domain).collect()
+    }
+}
+
+impl WebhookRepo for DieselTx {
+    fn insert_webhook(&mut self, webhook: &Webhook) -> StoreResult<()> {
+        // A webhook receives the events numbered after its creation. Numbering first means
+        // events committed before it are numbered below its starting point.
+        self.place_events()?;
+        let given_sequence = self.last_sequence()?;
+        let types: Vec<String> = webhook.types.iter().map(ToString::to_string).collect();
+        diesel::insert_into(webhooks::table)
+            .values(WebhookRow {
+                id: webhook.id.to_string(),
+                url: webhook.url.as_str().to_owned(),
+                types: types.join(" "),
+                description: webhook.description.clone(),
+                status: webhook.status.as_str().to_owned(),
+                secret: webhook.secret.clone(),
+                consecutive_failures: i32::try_from(webhook.consecutive_failures)
+                    .unwrap_or(i32::MAX),
+                given_sequence,
+                created_date: to_db(webhook.created_date),
+            })
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn webhook(&mut self, id: Uuid) -> StoreResult<Option<Webhook>> {
+        Ok(self.webhooks_by_ids(&[id.to_string()])?.into_iter().next())
+    }
+
+    fn list_webhooks(&mut self, page: &PageRequest) -> StoreResult<Page<Webhook>> {
+        let query = webhooks::table.into_boxed();
+        let rows: Vec<WebhookRow> =
+            newest_first!(query, page, webhooks::created_date, webhooks::id)
+                .load(self.conn())
+                .store()?;
+        let items = rows
+            .into_iter()
+            .map(WebhookRow::into_domain)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_overfetch(items, page.limit, |w| {
+            (w.created_date, w.id)
+        }))
+    }
+
+    fn delete_webhook(&mut self, id: Uuid) -> StoreResult<bool> {
+        let key = id.to_string();
+        diesel::delete(deliveries::table.filter(deliveries::webhook_id.eq(&key)))
+            .execute(self.conn())
+            .store()?;
+        let deleted = diesel::delete(webhooks::table.find(&key))
+            .execute(self.conn())
+            .store()?;
+        Ok(deleted > 0)
+    }
+
+    fn list_deliveries(
+        &mut self,
+        webhook_id: Uuid,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Delivery>> {
+        let query = deliveries::table
+            .filter(deliveries::webhook_id.eq(webhook_id.to_string()))
+            .into_boxed();
+        let rows: Vec<DeliveryRow> =
+            newest_first!(query, page, deliveries::created_date, deliveries::id)
+                .load(self.conn())
+                .store()?;
+        let items = rows
+            .into_iter()
+            .map(DeliveryRow::into_domain)
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(Page::from_overfetch(items, page.limit, |d| {
+            (d.created_date, d.id)
+        }))
+    }
+
+    fn enqueue_deliveries(
+        &mut self,
+        now: DateTime<Utc>,
+        new_id: &mut dyn FnMut() -> Uuid,
+    ) -> StoreResult<usize> {
+        let lock = self.lock_rows;
+        let active = webhooks::table
+            .select((webhooks::id, webhooks::types, webhooks::given_sequence))
+            .filter(webhooks::status.eq(WebhookStatus::Active.as_str()))
+            .order(webhooks::id);
+        // Each webhook is queued by one unit of work at a time; others skip it.
+        let hooks: Vec<(String, String, i64)> = match self.conn() {
+            AnyConnection::Postgresql(c) if lock => {
+                active.for_update().skip_locked().load(c).store()?
+            }
+            conn => on_backend!(conn, |c| active.load(c)).store()?,
+        };
+        let mut added = 0;
+        for (id, types, given) in hooks {
+            let new: Vec<(String, String, Option<i64>)> = events::table
+                .select((events::id, events::event_type, events::sequence))
+                .filter(events::sequence.gt(given))
+                .order(events::sequence.asc())
+                .limit(ENQUEUE_BATCH)
+                .load(self.conn())
+                .store()?;
+            let Some(last) = new.last().and_then(|(_, _, s)| *s) else {
+                continue;
+            };
+            let wanted: Vec<&str> = types.split_whitespace().collect();
+            let rows: Vec<DeliveryRow> = new
+                .iter()
+                .filter(|(_, t, _)| wanted.is_empty() || wanted.contains(&t.as_str()))
+                .map(|(event_id, _, _)| DeliveryRow {
+                    id: new_id().to_string(),
+                    webhook_id: id.clone(),
+                    event_id: event_id.clone(),
+                    attempt: 0,
+                    status: DeliveryStatus::Pending.as_str().to_owned(),
+                    http_status: None,
+                    error: None,
+                    next_attempt_at: to_db(now),
+                    lease: None,
+                    lease_until: None,
+                    created_date: to_db(now),
+                })
+                .collect();
+            for row in &rows {
+                diesel::insert_into(deliveries::table)
+                    .values(row)
+                    .execute(self.conn())
+                    .store()?;
+            }
+            added += rows.len();
+            diesel::update(webhooks::table.find(&id))
+                .set(webhooks::given_sequence.eq(last))
+                .execute(self.conn())
+                .store()?;
+        }
+        Ok(added)
+    }
+
+    fn claim_deliveries(
+        &mut self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        lease: Uuid,
+        limit: usize,
+    ) -> StoreResult<Vec<ClaimedDelivery>> {
+        let at = to_db(now);
+        let lock = self.lock_rows;
+        let due = deliveries::table
+            .select(deliveries::id)
+            .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+            .filter(deliveries::next_attempt_at.le(at))
+            .filter(
+                deliveries::lease_until
+                    .is_null()
+                    .or(deliveries::lease_until.lt(at)),
+            )
+            .filter(
+                deliveries::webhook_id.eq_any(
+                    webhooks::table
+                        .select(webhooks::id)
+                        .filter(webhooks::status.eq(WebhookStatus::Active.as_str())),
+                ),
+            )
+            .order((deliveries::next_attempt_at, deliveries::id))
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX));
+        // Deliveries another instance is claiming right now are skipped, never waited for.
+        let ids: Vec<String> = match self.conn() {
+            AnyConnection::Postgresql(c) if lock => {
+                due.for_update().skip_locked().load(c).store()?
+            }
+            conn => on_backend!(conn, |c| due.load(c)).store()?,
+        };
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        diesel::update(deliveries::table.filter(deliveries::id.eq_any(&ids)))
+            .set((
+                deliveries::lease.eq(lease.to_string()),
+                deliveries::lease_until.eq(to_db(lease_until)),
+                deliveries::attempt.eq(deliveries::attempt + 1),
+            ))
+            .execute(self.conn())
+            .store()?;
+        let rows: Vec<DeliveryRow> = deliveries::table
+            .filter(deliveries::id.eq_any(&ids))
+            .order((deliveries::next_attempt_at, deliveries::id))
+            .load(self.conn())
+            .store()?;
+        let hook_ids: Vec<String> = rows.iter().map(|r| r.webhook_id.clone()).collect();
+        let event_ids: Vec<String> = rows.iter().map(|r| r.event_id.clone()).collect();
+        let hooks = self.webhooks_by_ids(&hook_ids)?;
+        let found = self.events_by_ids(&event_ids)?;
+        let mut claimed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let delivery = row.into_domain()?;
+            let webhook = hooks.iter().find(|w| w.id == delivery.webhook_id);
+            let event = found.iter().find(|e| e.id == delivery.event_id);
+            if let (Some(webhook), Some(event)) = (webhook, event) {
+                claimed.push(ClaimedDelivery {
+                    delivery,
+                    webhook: webhook.clone(),
+                    event: event.clone(),
+                    lease,
+                });
+            }
+        }
+        Ok(claimed)
+    }
+
+    fn record_attempt(&mut self, record: &AttemptRecord) -> StoreResult<Option<Webhook>> {
+        let key = record.delivery_id.to_string();
+        let held = deliveries::table
+            .find(&key)
+            .filter(deliveries::lease.eq(record.lease.to_string()));
+        let http_status = record.http_status.map(i32::from);
+        let updated = match record.next_attempt_at {
+            Some(next) => diesel::update(held)
+                .set((
+                    deliveries::status.eq(record.status.as_str()),
+                    deliveries::http_status.eq(http_status),
+                    deliveries::error.eq(&record.error),
+                    deliveries::next_attempt_at.eq(to_db(next)),
+                    deliveries::lease.eq(None::<String>),
+                    deliveries::lease_until.eq(None::<NaiveDateTime>),
+                ))
+                .execute(self.conn()),
+            None => diesel::update(held)
+                .set((
+                    deliveries::status.eq(record.status.as_str()),
+                    deliveries::http_status.eq(http_status),
+                    deliveries::error.eq(&record.error),
+                    deliveries::lease.eq(None::<String>),
+                    deliveries::lease_until.eq(None::<NaiveDateTime>),
+                ))
+                .execute(self.conn()),
+        }
+        .store()?;
+        if updated == 0 {
+            return Ok(None);
+        }
+        let webhook_id: String = deliveries::table
+            .find(&key)
+            .select(deliveries::webhook_id)
+            .first(self.conn())
+            .store()?;
+        let lock = self.lock_rows;
+        // The failure count is read, changed and written back: lock the webhook's row.
+        let row: Option<WebhookRow> = match self.conn() {
+            AnyConnection::Postgresql(c) if lock => webhooks::table
+                .find(&webhook_id)
+                .for_update()
+                .first(c)
+                .optional(),
+            conn => on_backend!(conn, |c| webhooks::table
+                .find(&webhook_id)
+                .first(c)
+                .optional()),
+        }
+        .store()?;
+        row.map(WebhookRow::into_domain).transpose()
+    }
+
+    fn update_webhook_health(
+        &mut self,
+        id: Uuid,
+        consecutive_failures: u32,
+        status: WebhookStatus,
+    ) -> StoreResult<()> {
+        diesel::update(webhooks::table.find(id.to_string()))
+            .set((
+                webhooks::consecutive_failures
+                    .eq(i32::try_from(consecutive_failures).unwrap_or(i32::MAX)),
+                webhooks::status.eq(status.as_str()),
+            ))
+            .execute(self.conn())
+            .store()
+            .map(drop)
+    }
+
+    fn pending_deliveries(&mut self) -> StoreResult<(u64, Option<DateTime<Utc>>)> {
+        let (count, oldest): (i64, Option<NaiveDateTime>) = deliveries::table
+            .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+            .select((
+                diesel::dsl::count_star(),
+                diesel::dsl::min(deliveries::created_date),
+            ))
+            .first(self.conn())
+            .store()?;
+        Ok((u64::try_from(count).unwrap_or(0), oldest.map(from_db)))
+    }
+}

@@ -1,0 +1,371 @@
+//! Webhooks: where events are pushed, which addresses may receive them, and when a failed
+//! delivery is tried again (api-decisions §13).
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::event::EventType;
+use crate::violation::{BrokenRule, Violation};
+
+/// Longest webhook URL accepted.
+pub const MAX_URL_CHARS: usize = 2_000;
+/// Longest description accepted.
+pub const MAX_DESCRIPTION_CHARS: usize = 1_000;
+/// Consecutive FAILED events after which a webhook is disabled.
+pub const FAILURES_BEFORE_DISABLED: u32 = 5;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WebhookError {
+    #[error("data.url must be an absolute https:// URL with a host: {0}")]
+    NotHttps(String),
+    #[error("data.url is longer than {MAX_URL_CHARS} characters")]
+    UrlTooLong,
+    #[error("data.description is longer than {MAX_DESCRIPTION_CHARS} characters")]
+    DescriptionTooLong,
+    #[error(
+        "data.url host `{0}` is or resolves to a loopback, private, link-local or unspecified address"
+    )]
+    PrivateAddress(String),
+    #[error("data.url host `{0}` does not resolve")]
+    Unresolvable(String),
+    #[error("webhook {0} does not exist")]
+    NotFound(Uuid),
+}
+
+impl BrokenRule for WebhookError {
+    fn violation(&self) -> Violation {
+        match self {
+            WebhookError::NotFound(_) => Violation::NotFound,
+            _ => Violation::InvalidParameter,
+        }
+    }
+}
+
+/// An `https://` URL with a host, at most [`MAX_URL_CHARS`] long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl {
+    url: url::Url,
+}
+
+impl WebhookUrl {
+    pub fn parse(text: &str) -> Result<Self, WebhookError> {
+        if text.chars().count() > MAX_URL_CHARS {
+            return Err(WebhookError::UrlTooLong);
+        }
+        let url = url::Url::parse(text).map_err(|e| WebhookError::NotHttps(e.to_string()))?;
+        if url.scheme() != "https" || url.host().is_none() {
+            return Err(WebhookError::NotHttps(format!("`{text}`")));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(WebhookError::NotHttps("credentials in the URL".into()));
+        }
+        Ok(Self { url })
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.url.as_str()
+    }
+
+    /// The host as written (without brackets for IPv6 literals).
+    pub fn host(&self) -> String {
+        match self.url.host() {
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            Some(host) => host.to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// The address the host names itself, when it is an IP literal.
+    pub fn ip_literal(&self) -> Option<IpAddr> {
+        match self.url.host()? {
+            url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+            url::Host::Domain(_) => None,
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.url.port_or_known_default().unwrap_or(443)
+    }
+}
+
+/// Whether a receiver at this address is reachable only from inside the network (or the
+/// machine): loopback, private, link-local, unspecified, and their IPv4-mapped or translated
+/// IPv6 forms. Such receivers are refused unless private addresses are allowed.
+pub fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_private_v4(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = embedded_v4(v6) {
+                return is_private_v4(v4);
+            }
+            let first = v6.segments().first().copied().unwrap_or(0);
+            v6.is_loopback()
+                || v6.is_unspecified()
+                // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local (deprecated).
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || (first & 0xffc0) == 0xfec0
+                || v6.is_multicast()
+        }
+    }
+}
+
+fn is_private_v4(v4: Ipv4Addr) -> bool {
+    let [a, b, ..] = v4.octets();
+    v4.is_loopback()
+        || v4.is_private()
+        || v4.is_link_local()
+        || v4.is_unspecified()
+        || v4.is_broadcast()
+        || v4.is_multicast()
+        // 0.0.0.0/8 ("this network"), 100.64.0.0/10 (carrier-grade NAT).
+        || a == 0
+        || (a == 100 && (b & 0xc0) == 64)
+}
+
+/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) or
+/// NAT64 (`64:ff9b::a.b.c.d`) IPv6 address.
+fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return Some(v4);
+    }
+    let s = v6.segments();
+    let [.., a, b, c, d] = v6.octets();
+    let tail = || Ipv4Addr::new(a, b, c, d);
+    match s {
+        [0, 0, 0, 0, 0, 0, hi, _] if hi != 0 => Some(tail()),
+        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(tail()),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebhookStatus {
+    Active,
+    Disabled,
+}
+
+impl WebhookStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WebhookStatus::Active => "ACTIVE",
+            WebhookStatus::Disabled => "DISABLED",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "ACTIVE" => Some(WebhookStatus::Active),
+            "DISABLED" => Some(WebhookStatus::Disabled),
+            _ => None,
+        }
+    }
+}
+
+/// A receiver of events. `types` empty means every type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Webhook {
+    pub id: Uuid,
+    pub url: WebhookUrl,
+    pub types: Vec<EventType>,
+    pub description: Option<String>,
+    pub status: WebhookStatus,
+    pub created_date: DateTime<Utc>,
+    /// `whsec_` + base64 of 32 random bytes; answered only when the webhook is created.
+    pub secret: String,
+    /// FAILED events since the last delivered one.
+    pub consecutive_failures: u32,
+}
+
+impl Webhook {
+    pub fn wants(&self, event_type: EventType) -> bool {
+        self.status == WebhookStatus::Active
+            && (self.types.is_empty() || self.types.contains(&event_type))
+    }
+}
+
+/// What a new webhook is made of, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookDraft {
+    pub url: WebhookUrl,
+    pub types: Vec<EventType>,
+    pub description: Option<String>,
+}
+
+impl WebhookDraft {
+    pub fn parse(
+        url: &str,
+        types: Vec<EventType>,
+        description: Option<String>,
+    ) -> Result<Self, WebhookError> {
+        let url = WebhookUrl::parse(url)?;
+        if description
+            .as_ref()
+            .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION_CHARS)
+        {
+            return Err(WebhookError::DescriptionTooLong);
+        }
+        let mut unique = Vec::with_capacity(types.len());
+        for t in types {
+            if !unique.contains(&t) {
+                unique.push(t);
+            }
+        }
+        Ok(Self {
+            url,
+            types: unique,
+            description,
+        })
+    }
+
+    pub fn create(self, id: Uuid, secret: String, now: DateTime<Utc>) -> Webhook {
+        Webhook {
+            id,
+            url: self.url,
+            types: self.types,
+            description: self.description,
+            status: WebhookStatus::Active,
+            created_date: now,
+            secret,
+            consecutive_failures: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "PENDING",
+            DeliveryStatus::Delivered => "DELIVERED",
+            DeliveryStatus::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "PENDING" => Some(DeliveryStatus::Pending),
+            "DELIVERED" => Some(DeliveryStatus::Delivered),
+            "FAILED" => Some(DeliveryStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// The waits after each failed attempt; after the last, the delivery has FAILED.
+pub const RETRY_WAITS: [Duration; 7] = [
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 3600),
+    Duration::from_secs(5 * 3600),
+    Duration::from_secs(10 * 3600),
+    Duration::from_secs(10 * 3600),
+];
+
+/// How long to wait before trying again after failed attempt number `attempt` (1 = the
+/// first), with the waits multiplied by `scale_millis / 1000`; `None` when the delivery has
+/// used all its attempts and FAILED.
+pub fn retry_after(attempt: u32, scale_millis: u64) -> Option<Duration> {
+    let index = usize::try_from(attempt.checked_sub(1)?).ok()?;
+    let wait = RETRY_WAITS.get(index)?;
+    let millis = u64::try_from(wait.as_millis())
+        .unwrap_or(u64::MAX)
+        .saturating_mul(scale_millis)
+        / 1000;
+    Some(Duration::from_millis(millis))
+}
+
+/// What a webhook becomes after one of its events FAILED: disabled at the fifth in a row.
+pub fn after_failure(consecutive_failures: u32) -> (u32, WebhookStatus) {
+    let failures = consecutive_failures.saturating_add(1);
+    let status = if failures >= FAILURES_BEFORE_DISABLED {
+        WebhookStatus::Disabled
+    } else {
+        WebhookStatus::Active
+    };
+    (failures, status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_urls_with_a_host_are_webhooks() {
+        assert!(WebhookUrl::parse("https://erp.example.com/hooks?x=1").is_ok());
+        for bad in [
+            "http://erp.example.com/",
+            "ftp://erp.example.com/",
+            "https://",
+            "erp.example.com",
+            "https://user:pw@erp.example.com/",
+        ] {
+            assert!(
+                matches!(WebhookUrl::parse(bad), Err(WebhookError::NotHttps(_))),
+                "{bad}"
+            );
+        }
+        let long = format!("https://e.com/{}", "a".repeat(MAX_URL_CHARS));
+        assert_eq!(WebhookUrl::parse(&long), Err(WebhookError::UrlTooLong));
+    }
+
+    #[test]
+    fn loopback_private_link_local_and_unspecified_addresses_are_private() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+        ] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!(is_private(ip), "{ip}");
+        }
+        for ip in [
+            "93.184.216.34",
+            "2606:2800:220:1::1",
+            "::ffff:93.184.216.34",
+        ] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!(!is_private(ip), "{ip}");
+        }
+    }
+
+    #[test]
+    fn retries_follow_the_schedule_scaled() {
+        assert_eq!(retry_after(1, 1000), Some(Duration::from_secs(5)));
+        assert_eq!(retry_after(2, 1000), Some(Duration::from_secs(300)));
+        assert_eq!(retry_after(7, 1000), Some(Duration::from_secs(36_000)));
+        assert_eq!(retry_after(8, 1000), None);
+        assert_eq!(retry_after(0, 1000), None);
+        assert_eq!(retry_after(1, 10), Some(Duration::from_millis(50)));
+    }
+
+    #[test]
+    fn the_fifth_failed_event_in_a_row_disables_the_webhook() {
+        assert_eq!(after_failure(0), (1, WebhookStatus::Active));
+        assert_eq!(after_failure(3), (4, WebhookStatus::Active));
+        assert_eq!(after_failure(4), (5, WebhookStatus::Disabled));
+    }
+}

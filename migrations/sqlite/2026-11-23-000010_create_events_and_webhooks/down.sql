@@ -1,0 +1,3 @@
+DROP TABLE deliveries;
+DROP TABLE webhooks;
+DROP TABLE events;
