@@ -16,37 +16,11 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use roastery_domain::page::PageRequest;
 use roastery_ports::order::ListOrders;
-
-fn chromium() -> Option<PathBuf> {
-    let candidates = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(["chromium", "chromium-browser"].map(PathBuf::from));
-    for candidate in candidates {
-        let found = Command::new(&candidate)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if found {
-            return Some(candidate);
-        }
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
-    assert!(
-        !ci,
-        "CI is set but Chromium is not installed (apt-get install chromium)"
-    );
-    eprintln!(
-        "skipped: Chromium is not installed, so the browser test of the EUDR picture did not run"
-    );
-    None
-}
+use roastery_test_support::browser::{browse, chromium};
 
 fn roastery(dir: &Path, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_roastery"))
@@ -65,32 +39,6 @@ fn roastery(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).expect("utf-8")
-}
-
-fn browse(chromium: &Path, profile: &Path, args: &[&str], url: &str) -> String {
-    let output = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--hide-scrollbars",
-            "--allow-file-access-from-files",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .expect("start chromium");
-    assert!(
-        output.status.success(),
-        "chromium exited with {}",
-        output.status
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// A page around `svg` that measures each drawn plot and marker with the browser's layout and
@@ -119,7 +67,9 @@ fn probe(svg: &str) -> String {
 
 #[test]
 fn the_plots_behind_an_order_render_in_a_browser() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the browser test of the EUDR picture") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     roastery(dir.path(), &["seed", "demo"]);
     let url = format!("sqlite://{}", dir.path().join("roastery.db").display());

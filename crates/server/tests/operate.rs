@@ -24,6 +24,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use oauth2::reqwest::blocking::Client;
+use roastery_test_support::browser::{browse, chromium};
 use serde_json::Value;
 
 struct Server {
@@ -258,74 +259,6 @@ fn an_unknown_log_format_is_refused() {
     assert!(stderr.contains("`pretty` or `json`"), "{stderr}");
 }
 
-/// Chromium's command, or `None` (with a message) where it is absent and CI is not set.
-fn chromium() -> Option<PathBuf> {
-    let candidates = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(["chromium", "chromium-browser"].map(PathBuf::from));
-    for candidate in candidates {
-        let found = Command::new(&candidate)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if found {
-            return Some(candidate);
-        }
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
-    assert!(
-        !ci,
-        "CI is set but Chromium is not installed (apt-get install chromium)"
-    );
-    eprintln!("skipped: Chromium is not installed, so the browser test of /docs did not run");
-    None
-}
-
-/// Runs headless Chromium with `args` on `url`; its standard output.
-fn browse(chromium: &Path, profile: &Path, args: &[&str], url: &str) -> String {
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--ignore-certificate-errors",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).ok();
-        out
-    });
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            assert!(status.success(), "chromium exited with {status}");
-            break;
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("chromium did not finish within two minutes");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    reader.join().expect("reader")
-}
-
 fn artifacts_dir() -> PathBuf {
     std::env::var_os("ROASTERY_ARTIFACTS_DIR")
         .map(PathBuf::from)
@@ -334,7 +267,9 @@ fn artifacts_dir() -> PathBuf {
 
 #[test]
 fn a_browser_renders_every_operation_of_the_reference_page() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the browser test of /docs") else {
+        return;
+    };
     let server = Server::start(&[("ROASTERY_LOG_FORMAT", Some("json"))], &[]);
     let profile = tempfile::tempdir().unwrap();
     let url = server.url("/docs");

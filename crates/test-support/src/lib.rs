@@ -1,5 +1,5 @@
-//! What Roastery's test suites share: throw-away SQLite and PostgreSQL databases
-//! ([`database`]) and the repository contract every [`Store`](roastery_ports::Store) must meet
+//! What Roastery's test suites share: headless Chromium ([`browser`]), throw-away SQLite and
+//! PostgreSQL databases ([`database`]) and the repository contract every [`Store`](roastery_ports::Store) must meet
 //! ([`contract`], run on the in-memory store, SQLite and PostgreSQL by
 //! `crates/adapters-diesel/tests/contract.rs`).
 //!
@@ -13,5 +13,6 @@
     reason = "test support: a failed setup step or assertion should stop the test with its message"
 )]
 
+pub mod browser;
 pub mod contract;
 pub mod database;
