@@ -219,6 +219,20 @@ async fn curves_of(app: &TestApp, token: &str, id: &str) -> Vec<Value> {
     body["result"]["roastCurves"].as_array().unwrap().clone()
 }
 
+/// The events after `cursor` (one page of up to 100), moving `cursor` to the page's end.
+async fn events_after(app: &TestApp, token: &str, cursor: &mut Value) -> Vec<Value> {
+    let (status, body) = app
+        .call(
+            token,
+            "core.event.listEvents",
+            json!({"params": {"pagination": {"limit": 100, "after": cursor}}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    *cursor = body["meta"]["pagination"]["endCursor"].clone();
+    body["result"]["events"].as_array().unwrap().clone()
+}
+
 async fn roasted_count(app: &TestApp, token: &str) -> usize {
     let (status, body) = app
         .call(token, "inventory.roast.listRoastedLots", json!({}))
@@ -339,11 +353,34 @@ both_databases! {
 
     async fn a_retried_import_answers_the_same_roast_and_changes_nothing(app) {
         let s = seed(&app);
-        let token = app.token("inventory.roast").await;
+        let token = app.token("inventory.roast core.event").await;
         let log = profile(16);
         let request = body(&s, alog(&log), one_lot(&s));
+        let mut cursor = Value::Null;
+        assert!(!events_after(&app, &token, &mut cursor).await.is_empty(), "the seed's events");
         let (status, first) = app.call(&token, OP, request.clone()).await;
         assert_eq!(status, 200, "{first}");
+        // The import created a roasted lot and changed the green lot it took from.
+        let mut emitted: Vec<(String, String, String)> = events_after(&app, &token, &mut cursor)
+            .await
+            .iter()
+            .map(|e| {
+                (
+                    e["type"].as_str().unwrap().to_owned(),
+                    e["subject"]["id"].as_str().unwrap().to_owned(),
+                    e["operation"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        emitted.sort();
+        let roasted = first["result"]["roastedLot"]["id"].as_str().unwrap().to_owned();
+        assert_eq!(
+            emitted,
+            vec![
+                ("greenLot.updated".to_owned(), s.green[0].to_string(), OP.to_owned()),
+                ("roastedLot.created".to_owned(), roasted, OP.to_owned()),
+            ]
+        );
         for _ in 0..2 {
             let (status, again) = app.call(&token, OP, request.clone()).await;
             assert_eq!(status, 200, "{again}");
@@ -357,6 +394,8 @@ both_databases! {
         assert_eq!(json_again["result"]["roastedLot"]["id"], first["result"]["roastedLot"]["id"]);
         assert_eq!(green_kg(&app, s.green[0]), "59");
         assert_eq!(roasted_count(&app, &token).await, 1);
+        // Retries change nothing, so they emit nothing.
+        assert_eq!(events_after(&app, &token, &mut cursor).await, Vec::<Value>::new());
     }
 
     async fn concurrent_retries_of_one_log_roast_once(app) {
