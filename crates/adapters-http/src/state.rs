@@ -119,24 +119,31 @@ impl<S: Store> AppState<S> {
         &self,
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let _turn = match &self.database_turns {
-            Some((turns, wait)) => match tokio::time::timeout(*wait, turns.acquire()).await {
-                Ok(turn) => Some(turn.map_err(ApiError::internal)?),
-                Err(_) => {
-                    return Err(ApiError::from(AppError::Store(StoreError::Unavailable(
-                        "no database connection came free in time".into(),
-                    ))));
+        // The turn is owned by the blocking work, not by this future: a client that hangs up
+        // drops the future, and the work it started must still hold its turn until it ends.
+        let turn = match &self.database_turns {
+            Some((turns, wait)) => {
+                match tokio::time::timeout(*wait, turns.clone().acquire_owned()).await {
+                    Ok(turn) => Some(turn.map_err(ApiError::internal)?),
+                    Err(_) => {
+                        return Err(ApiError::from(AppError::Store(StoreError::Unavailable(
+                            "no database connection came free in time".into(),
+                        ))));
+                    }
                 }
-            },
+            }
             None => None,
         };
         let app = self.app.clone();
         // The request's span follows the work, so the store's log lines carry the request id.
         let span = tracing::Span::current();
-        web::block(move || span.in_scope(|| work(&app)))
-            .await
-            .map_err(ApiError::internal)?
-            .map_err(ApiError::from)
+        web::block(move || {
+            let _turn = turn;
+            span.in_scope(|| work(&app))
+        })
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::from)
     }
 }
 
@@ -179,6 +186,42 @@ mod tests {
         let done = futures_util::future::join_all(calls).await;
         assert!(done.iter().all(Result::is_ok));
         assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+
+    /// A client that hangs up while its use case runs does not give the turn back early: the
+    /// next use case starts only after the abandoned one has ended.
+    #[actix_web::test]
+    async fn an_abandoned_use_case_keeps_its_turn_until_it_ends() {
+        let (app, _clock) = memory_roastery();
+        let state = Arc::new(
+            AppState::new(app, CursorCodec::new(vec![7; 32]))
+                .with_database_concurrency(1, Duration::from_secs(5)),
+        );
+        let running = Arc::new(AtomicUsize::new(0));
+        let overlapped = Arc::new(AtomicUsize::new(0));
+        let abandoned = {
+            let running = running.clone();
+            state.run(move |_| {
+                running.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(300));
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok(())
+            })
+        };
+        // The caller gives up 50 ms in, while the work is still running.
+        let gave_up = tokio::time::timeout(Duration::from_millis(50), abandoned).await;
+        assert!(gave_up.is_err());
+        let (running2, overlapped2) = (running.clone(), overlapped.clone());
+        state
+            .run(move |_| {
+                if running2.load(Ordering::SeqCst) > 0 {
+                    overlapped2.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+        assert_eq!(overlapped.load(Ordering::SeqCst), 0);
     }
 
     /// A use case that cannot get a turn within the wait answers 503 and never runs.
