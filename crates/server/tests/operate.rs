@@ -309,7 +309,7 @@ fn a_browser_renders_every_operation_of_the_reference_page() {
     );
     eprintln!("screenshot of /docs: {}", screenshot.display());
     // The browser asked for the page only: nothing else exists on it to load.
-    let logs = server.logs();
+    let logs = server.wait_for_log("\"path\":\"/docs\"");
     assert!(logs.contains("\"path\":\"/docs\""), "{logs}");
     let other: Vec<&str> = logs
         .lines()

@@ -136,7 +136,7 @@ async fn a_role_that_cannot_set_lc_messages_is_warned_about_and_its_password_nev
     let host_and_database = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
     env.database_url = format!("{scheme}://{role}:s3cret-pw@{host_and_database}");
     let server = env.serve("plain-role");
-    let logs = server.logs();
+    let logs = server.wait_for_log("roastery is listening");
     drop(server);
     drop(env);
     diesel::sql_query(format!("DROP ROLE IF EXISTS {role}"))

@@ -189,6 +189,19 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The log once a line contains `needle`, or as it stands after 10 s. The port accepts
+    /// connections as soon as it is bound, a little before start-up logs that it listens.
+    pub fn wait_for_log(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let logs = self.logs();
+            if logs.contains(needle) || Instant::now() > deadline {
+                return logs;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Waits for the process to exit, at most `limit`.
     pub fn wait_for_exit(&mut self, limit: Duration) -> ExitStatus {
         let deadline = Instant::now() + limit;
