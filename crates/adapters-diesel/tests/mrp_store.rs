@@ -23,6 +23,7 @@ use roastery_adapters_diesel::DieselStore;
 use roastery_domain::Violation;
 use roastery_domain::order::{CustomerType, Order, OrderStatus};
 use roastery_domain::page::{Limit, PageRequest};
+use roastery_domain::product::PackageSize;
 use roastery_ports::order::{ListOrders, SetOrder, SetOrderItem, SetOrderStatus};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::testing::{ManualClock, SequentialIds};
@@ -60,7 +61,7 @@ fn product(ext: &str, name: &str, variants: &[(&str, &str)]) -> SyncProduct {
             .iter()
             .map(|(sku, size)| SyncVariant {
                 sku: (*sku).into(),
-                package_size: (*size).into(),
+                package_size: PackageSize::parse(size).unwrap(),
             })
             .collect(),
     }
@@ -71,7 +72,7 @@ fn order(ext: &str, date: i64, items: &[(&str, i32)]) -> SetOrder {
         external_id: ext.into(),
         order_date: at(date),
         customer: Some("Café Nord".into()),
-        customer_type: Some("WHOLESALE".into()),
+        customer_type: Some(CustomerType::Wholesale),
         items: items
             .iter()
             .map(|(sku, quantity)| SetOrderItem {
@@ -194,7 +195,7 @@ fn scenario(url: &str) {
             } else {
                 Some(format!("Shop {i}"))
             };
-            o.customer_type = Some("RETAIL".into());
+            o.customer_type = Some(CustomerType::Retail);
             o
         })
         .collect();

@@ -25,6 +25,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use chrono::DateTime;
 use diesel::connection::{Instrumentation, InstrumentationEvent, set_default_instrumentation};
 use roastery_adapters_diesel::DieselStore;
+use roastery_domain::order::CustomerType;
+use roastery_domain::product::PackageSize;
 use roastery_ports::Roastery;
 use roastery_ports::order::{SetOrder, SetOrderItem};
 use roastery_ports::product::{SyncProduct, SyncVariant};
@@ -53,7 +55,7 @@ fn products(n: usize, round: usize) -> Vec<SyncProduct> {
             name: format!("Coffee {i}"),
             variants: vec![SyncVariant {
                 sku: format!("SKU-{round}-{i}"),
-                package_size: "PACKAGE250G".into(),
+                package_size: PackageSize::parse("PACKAGE250G").unwrap(),
             }],
         })
         .collect()
@@ -65,7 +67,7 @@ fn orders(n: usize, round: usize, quantity: i32) -> Vec<SetOrder> {
             external_id: format!("O-{round}-{i}"),
             order_date: DateTime::from_timestamp(1_800_000_000 + i as i64, 0).unwrap_or_default(),
             customer: Some("Café Nord".into()),
-            customer_type: Some("RETAIL".into()),
+            customer_type: Some(CustomerType::Retail),
             items: vec![SetOrderItem {
                 sku: format!("SKU-{round}-{i}"),
                 quantity,

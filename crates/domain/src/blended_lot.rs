@@ -91,7 +91,7 @@ pub fn create_blend(
     lot_number: i64,
     now: DateTime<Utc>,
 ) -> Result<BlendedLot, BlendError> {
-    let name = text::required("name", &blend.name, text::NAME_MAX)?;
+    let name = text::required("data.name", &blend.name, text::NAME_MAX)?;
     let unit = sources.first().map(|s| s.used.unit);
     // Work on copies: the blend weight can still be refused after the takes succeed.
     let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(
             err,
             BlendError::Source(SourceError::Empty {
-                field: "roastedLots"
+                field: "data.roastedLots"
             })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);

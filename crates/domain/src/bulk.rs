@@ -88,20 +88,21 @@ impl<E: BrokenRule> BrokenRule for BatchShapeError<E> {
     }
 }
 
-/// Step one of a bulk call in `field`: its size ([`check_size`]), then each item parsed in order;
-/// the first malformed item refuses the whole request, named by its index and external id.
+/// Step one of a bulk call in `field`: its size ([`check_size`]), then each item parsed in order,
+/// given its path in the request (`data[2]`) to name its fields by; the first malformed item
+/// refuses the whole request, named by its index and external id.
 pub fn parse_batch<I, T, E: BrokenRule>(
     field: &'static str,
     items: &[I],
     external_id: impl Fn(&I) -> &str,
-    mut parse: impl FnMut(&I) -> Result<T, E>,
+    mut parse: impl FnMut(&str, &I) -> Result<T, E>,
 ) -> Result<Vec<T>, BatchShapeError<E>> {
     check_size(field, items.len())?;
     items
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            parse(item).map_err(|error| {
+            parse(&format!("{field}[{index}]"), item).map_err(|error| {
                 BatchShapeError::Item(ItemFailure {
                     index,
                     external_id: external_id(item).to_owned(),
@@ -212,10 +213,10 @@ mod tests {
         }
     }
 
-    fn even(s: &&str) -> Result<usize, OddLength> {
+    fn even(at: &str, s: &&str) -> Result<usize, OddLength> {
         match s.len() % 2 {
             0 => Ok(s.len()),
-            _ => Err(OddLength((*s).to_owned())),
+            _ => Err(OddLength(format!("{at}: {s}"))),
         }
     }
 
@@ -242,13 +243,13 @@ mod tests {
             BatchShapeError::Item(ItemFailure {
                 index: 1,
                 external_id: "c".into(),
-                error: OddLength("c".into())
+                error: OddLength("data[1]: c".into())
             })
         );
         assert_eq!(err.violation(), Violation::MissingParameter);
         assert_eq!(
             err.to_string(),
-            "data[1] (externalId `c`): `c` has an odd length"
+            "data[1] (externalId `c`): `data[1]: c` has an odd length"
         );
     }
 

@@ -39,9 +39,9 @@ pub enum CuppingError {
     UnknownState(String),
     #[error("a cupping is created DRAFT or OPEN, not CLOSED")]
     CreatedClosed,
-    #[error("coffees must not be empty: a cupping cups at least one lot")]
+    #[error("data.coffees must not be empty: a cupping cups at least one lot")]
     NoCoffees,
-    #[error("coffees holds {count} coffees; at most {MAX_COFFEES} are accepted")]
+    #[error("data.coffees holds {count} coffees; at most {MAX_COFFEES} are accepted")]
     TooManyCoffees { count: usize },
     #[error("{0} does not exist")]
     LotNotFound(TypedLotRef),
@@ -52,13 +52,14 @@ pub enum CuppingError {
         from: CuppingState,
         to: CuppingState,
     },
-    #[error("results must not be empty")]
+    #[error("data.results must not be empty")]
     NoResults,
-    #[error("results holds {count} results; at most {MAX_RESULTS} are accepted")]
+    #[error("data.results holds {count} results; at most {MAX_RESULTS} are accepted")]
     TooManyResults { count: usize },
-    #[error("results[{index}]: {source}")]
+    /// The result at `index` is malformed; its error names the field by its request path.
+    #[error("{source}")]
     Result { index: usize, source: ResultError },
-    #[error("results[{index}]: cupped coffee {cupped_coffee_id} is not part of this cupping")]
+    #[error("data.results[{index}]: cupped coffee {cupped_coffee_id} is not part of this cupping")]
     CuppedCoffeeNotFound {
         index: usize,
         cupped_coffee_id: Uuid,
@@ -194,7 +195,7 @@ impl NewCupping {
             start_date: self.start_date,
             state,
             cupping_sheet: text::required(
-                "cuppingSheet.name",
+                "data.cuppingSheet.name",
                 &self.cupping_sheet,
                 text::NAME_MAX,
             )?,
@@ -269,7 +270,7 @@ impl ResultsDraft {
             .into_iter()
             .enumerate()
             .map(|(index, input)| {
-                CuppingResult::new(input, now)
+                CuppingResult::new(&format!("data.results[{index}]"), input, now)
                     .map_err(|source| CuppingError::Result { index, source })
             })
             .collect::<Result<Vec<_>, _>>()
@@ -700,7 +701,10 @@ mod tests {
             }
         ));
         assert_eq!(err.violation(), Violation::InvalidParameter);
-        assert!(err.to_string().starts_with("results[1]: finalScore"));
+        assert!(
+            err.to_string()
+                .starts_with("data.results[1].finalScore must be")
+        );
     }
 
     #[test]
@@ -733,10 +737,8 @@ mod tests {
             err,
             CuppingError::Result {
                 index: 0,
-                source: crate::cupping_result::ResultError::Missing {
-                    field: "finalScore"
-                }
-            }
+                source: crate::cupping_result::ResultError::Missing { ref field }
+            } if field == "data.results[0].finalScore"
         ));
         assert_eq!(err.violation(), Violation::MissingParameter);
     }

@@ -33,17 +33,15 @@ pub enum ResultError {
     #[error(transparent)]
     Text(#[from] TextError),
     #[error("{field} is required")]
-    Missing { field: &'static str },
+    Missing { field: String },
     #[error("{field} must be between 0 and {SCORE_MAX}; {value} was given")]
-    ScoreOutOfRange { field: &'static str, value: Decimal },
+    ScoreOutOfRange { field: String, value: Decimal },
     #[error("scoringState `{0}` is not known; use INCLUDED or EXCLUDED")]
     UnknownScoringState(String),
-    #[error(
-        "sensorialAttributes holds {count} attributes; at most {MAX_SENSORIAL_ATTRIBUTES} are accepted"
-    )]
-    TooManyAttributes { count: usize },
-    #[error("sensorial attribute `{0}` is given more than once")]
-    DuplicateAttribute(String),
+    #[error("{field} holds {count} attributes; at most {MAX_SENSORIAL_ATTRIBUTES} are accepted")]
+    TooManyAttributes { field: String, count: usize },
+    #[error("{field}: sensorial attribute `{name}` is given more than once")]
+    DuplicateAttribute { field: String, name: String },
 }
 
 impl BrokenRule for ResultError {
@@ -54,7 +52,7 @@ impl BrokenRule for ResultError {
             Self::ScoreOutOfRange { .. }
             | Self::UnknownScoringState(_)
             | Self::TooManyAttributes { .. }
-            | Self::DuplicateAttribute(_) => Violation::InvalidParameter,
+            | Self::DuplicateAttribute { .. } => Violation::InvalidParameter,
         }
     }
 }
@@ -66,9 +64,12 @@ pub struct Score(Decimal);
 impl Score {
     /// Checks `value` is within 0..=100 and rounds it half-even to two decimals. `field` names the
     /// input in the error message.
-    pub fn new(field: &'static str, value: Decimal) -> Result<Self, ResultError> {
+    pub fn new(field: &str, value: Decimal) -> Result<Self, ResultError> {
         if value < Decimal::ZERO || value > Decimal::from(SCORE_MAX) {
-            return Err(ResultError::ScoreOutOfRange { field, value });
+            return Err(ResultError::ScoreOutOfRange {
+                field: field.to_owned(),
+                value,
+            });
         }
         let rounded = value
             .round_dp_with_strategy(SCORE_SCALE, RoundingStrategy::MidpointNearestEven)
@@ -77,7 +78,7 @@ impl Score {
     }
 
     /// Rebuilds a stored score from whole hundredths (`8725` is `87.25`).
-    pub fn from_hundredths(field: &'static str, hundredths: i64) -> Result<Self, ResultError> {
+    pub fn from_hundredths(field: &str, hundredths: i64) -> Result<Self, ResultError> {
         Self::new(field, Decimal::new(hundredths, SCORE_SCALE))
     }
 
@@ -179,42 +180,55 @@ pub struct CuppingResult {
 impl CuppingResult {
     /// Checks one result on its own: a final score in range, bounded texts, at most
     /// [`MAX_SENSORIAL_ATTRIBUTES`] attributes with distinct names (ignoring case) and scores in
-    /// range. Whether its cupped coffee belongs to the cupping is the cupping's rule.
-    pub fn new(input: NewCuppingResult, now: DateTime<Utc>) -> Result<Self, ResultError> {
-        let final_score = input.final_score.ok_or(ResultError::Missing {
-            field: "finalScore",
-        })?;
-        let final_score = Score::new("finalScore", final_score)?;
+    /// range. Whether its cupped coffee belongs to the cupping is the cupping's rule. Errors
+    /// name the field by its path under `at`, the result's path in the request
+    /// (`data.results[2]`).
+    pub fn new(at: &str, input: NewCuppingResult, now: DateTime<Utc>) -> Result<Self, ResultError> {
+        let final_score_field = format!("{at}.finalScore");
+        let final_score = match input.final_score {
+            Some(score) => Score::new(&final_score_field, score)?,
+            None => {
+                return Err(ResultError::Missing {
+                    field: final_score_field,
+                });
+            }
+        };
         let count = input.sensorial_attributes.len();
         if count > MAX_SENSORIAL_ATTRIBUTES {
-            return Err(ResultError::TooManyAttributes { count });
+            return Err(ResultError::TooManyAttributes {
+                field: format!("{at}.sensorialAttributes"),
+                count,
+            });
         }
         let mut seen = HashSet::with_capacity(count);
         let mut attributes = Vec::with_capacity(count);
-        for attribute in input.sensorial_attributes {
-            let name = text::required("sensorialAttributes.name", &attribute.name, text::NAME_MAX)?;
+        for (i, attribute) in input.sensorial_attributes.into_iter().enumerate() {
+            let at = format!("{at}.sensorialAttributes[{i}]");
+            let name = text::required(&format!("{at}.name"), &attribute.name, text::NAME_MAX)?;
             if !seen.insert(name.to_lowercase()) {
-                return Err(ResultError::DuplicateAttribute(name));
+                return Err(ResultError::DuplicateAttribute {
+                    field: format!("{at}.name"),
+                    name,
+                });
             }
-            let score = attribute.score.ok_or(ResultError::Missing {
-                field: "sensorialAttributes.score",
-            })?;
-            attributes.push(SensorialAttribute {
-                name,
-                score: Score::new("sensorialAttributes.score", score)?,
-            });
+            let field = format!("{at}.score");
+            let score = match attribute.score {
+                Some(score) => Score::new(&field, score)?,
+                None => return Err(ResultError::Missing { field }),
+            };
+            attributes.push(SensorialAttribute { name, score });
         }
         Ok(Self {
             id: input.id,
             cupped_coffee_id: input.cupped_coffee_id,
             note: input
                 .note
-                .map(|n| text::bounded("note", &n, text::NOTE_MAX))
+                .map(|n| text::bounded(&format!("{at}.note"), &n, text::NOTE_MAX))
                 .transpose()?,
             final_score,
             scoring_state: input.scoring_state.unwrap_or_default(),
             evaluator: text::optional(
-                "evaluator.name",
+                &format!("{at}.evaluator.name"),
                 input.evaluator.as_deref(),
                 text::NAME_MAX,
             )?,
@@ -279,6 +293,8 @@ mod tests {
     use crate::test_values::{d, now};
     use proptest::prelude::*;
 
+    const AT: &str = "data.results[0]";
+
     fn input(score: &str) -> NewCuppingResult {
         NewCuppingResult {
             id: Uuid::from_u128(1),
@@ -297,12 +313,12 @@ mod tests {
     fn result(score: &str, state: ScoringState) -> CuppingResult {
         let mut new = input(score);
         new.scoring_state = Some(state);
-        CuppingResult::new(new, now()).unwrap()
+        CuppingResult::new(AT, new, now()).unwrap()
     }
 
     #[test]
     fn a_valid_result_is_trimmed_and_included_by_default() {
-        let r = CuppingResult::new(input("86.5"), now()).unwrap();
+        let r = CuppingResult::new(AT, input("86.5"), now()).unwrap();
         assert_eq!(r.final_score.value(), d("86.5"));
         assert_eq!(r.scoring_state, ScoringState::Included);
         assert_eq!(r.evaluator.as_deref(), Some("Ana"));
@@ -323,11 +339,11 @@ mod tests {
     #[test]
     fn scores_outside_0_to_100_are_invalid_parameters() {
         for bad in ["-0.01", "100.01", "100.004", "-1000"] {
-            let err = CuppingResult::new(input(bad), now()).unwrap_err();
+            let err = CuppingResult::new(AT, input(bad), now()).unwrap_err();
             assert_eq!(
                 err,
                 ResultError::ScoreOutOfRange {
-                    field: "finalScore",
+                    field: "data.results[0].finalScore".into(),
                     value: d(bad)
                 }
             );
@@ -355,11 +371,11 @@ mod tests {
     fn a_missing_final_score_is_a_missing_parameter() {
         let mut new = input("80");
         new.final_score = None;
-        let err = CuppingResult::new(new, now()).unwrap_err();
+        let err = CuppingResult::new(AT, new, now()).unwrap_err();
         assert_eq!(
             err,
             ResultError::Missing {
-                field: "finalScore"
+                field: "data.results[0].finalScore".into()
             }
         );
         assert_eq!(err.violation(), Violation::MissingParameter);
@@ -370,18 +386,20 @@ mod tests {
         let mut new = input("80");
         new.sensorial_attributes[0].score = None;
         assert_eq!(
-            CuppingResult::new(new, now()).unwrap_err().violation(),
-            Violation::MissingParameter
+            CuppingResult::new(AT, new, now()),
+            Err(ResultError::Missing {
+                field: "data.results[0].sensorialAttributes[0].score".into()
+            })
         );
         let mut new = input("80");
         new.sensorial_attributes[0].score = Some(d("101"));
-        assert!(matches!(
-            CuppingResult::new(new, now()),
+        assert_eq!(
+            CuppingResult::new(AT, new, now()),
             Err(ResultError::ScoreOutOfRange {
-                field: "sensorialAttributes.score",
-                ..
+                field: "data.results[0].sensorialAttributes[0].score".into(),
+                value: d("101")
             })
-        ));
+        );
     }
 
     #[test]
@@ -395,18 +413,27 @@ mod tests {
             .map(|i| attribute(&format!("a{i}")))
             .collect();
         assert_eq!(
-            CuppingResult::new(new, now()),
-            Err(ResultError::TooManyAttributes { count: 51 })
+            CuppingResult::new(AT, new, now()),
+            Err(ResultError::TooManyAttributes {
+                field: "data.results[0].sensorialAttributes".into(),
+                count: 51
+            })
         );
         let mut new = input("80");
         new.sensorial_attributes = vec![attribute("Body"), attribute(" body ")];
-        let err = CuppingResult::new(new, now()).unwrap_err();
-        assert_eq!(err, ResultError::DuplicateAttribute("body".into()));
+        let err = CuppingResult::new(AT, new, now()).unwrap_err();
+        assert_eq!(
+            err,
+            ResultError::DuplicateAttribute {
+                field: "data.results[0].sensorialAttributes[1].name".into(),
+                name: "body".into()
+            }
+        );
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let mut new = input("80");
         new.sensorial_attributes = vec![attribute("  ")];
         assert!(matches!(
-            CuppingResult::new(new, now()),
+            CuppingResult::new(AT, new, now()),
             Err(ResultError::Text(TextError::Empty { .. }))
         ));
     }
@@ -416,13 +443,13 @@ mod tests {
         let mut new = input("80");
         new.evaluator = Some("x".repeat(text::NAME_MAX + 1));
         assert!(matches!(
-            CuppingResult::new(new, now()),
+            CuppingResult::new(AT, new, now()),
             Err(ResultError::Text(TextError::TooLong { .. }))
         ));
         let mut new = input("80");
         new.note = Some("x".repeat(text::NOTE_MAX + 1));
         assert_eq!(
-            CuppingResult::new(new, now()).unwrap_err().violation(),
+            CuppingResult::new(AT, new, now()).unwrap_err().violation(),
             Violation::InvalidParameter
         );
     }

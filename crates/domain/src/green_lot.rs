@@ -106,14 +106,14 @@ impl GreenLotDraft {
         ico_number: Option<&str>,
         details: GreenLotDetails,
     ) -> Result<Self, GreenLotError> {
-        let name = name.ok_or(GreenLotError::Missing { field: "name" })?;
+        let name = name.ok_or(GreenLotError::Missing { field: "data.name" })?;
         let external_id = external_id.ok_or(GreenLotError::Missing {
-            field: "externalId",
+            field: "data.externalId",
         })?;
         Ok(Self {
-            name: text::required("name", name, text::NAME_MAX)?,
-            external_id: text::required("externalId", external_id, text::EXTERNAL_ID_MAX)?,
-            ico_number: text::optional("icoNumber", ico_number, text::NAME_MAX)?,
+            name: text::required("data.name", name, text::NAME_MAX)?,
+            external_id: text::required("data.externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            ico_number: text::optional("data.icoNumber", ico_number, text::NAME_MAX)?,
             details: details.validate()?,
         })
     }
@@ -523,7 +523,7 @@ mod tests {
             external_id: None,
             ..input(kg("1"))
         };
-        for (import, field) in [(no_name, "name"), (no_external_id, "externalId")] {
+        for (import, field) in [(no_name, "data.name"), (no_external_id, "data.externalId")] {
             let err = GreenLot::import(import, id(1), 1, at(0)).unwrap_err();
             assert_eq!(err, GreenLotError::Missing { field });
             assert_eq!(err.violation(), Violation::MissingParameter);
@@ -681,12 +681,12 @@ mod tests {
         let details = GreenLotDetails::default;
         assert_eq!(
             GreenLotDraft::parse(None, Some("x"), None, details()).unwrap_err(),
-            GreenLotError::Missing { field: "name" }
+            GreenLotError::Missing { field: "data.name" }
         );
         assert_eq!(
             GreenLotDraft::parse(Some("n"), None, None, details()).unwrap_err(),
             GreenLotError::Missing {
-                field: "externalId"
+                field: "data.externalId"
             }
         );
         assert_eq!(

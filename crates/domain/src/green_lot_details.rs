@@ -24,16 +24,16 @@ static ALPHA3: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GreenLotDetailsError {
-    #[error("details.{0}")]
+    #[error(transparent)]
     Text(#[from] TextError),
-    #[error("details.{field} holds {count} entries; at most {max} are accepted")]
+    #[error("{field} holds {count} entries; at most {max} are accepted")]
     TooManyEntries {
         field: &'static str,
         count: usize,
         max: usize,
     },
     #[error(
-        "details.countriesOfOrigin: `{0}` is not an ISO 3166-1 alpha-3 country code (e.g. ETH, COL)"
+        "data.details.countriesOfOrigin: `{0}` is not an ISO 3166-1 alpha-3 country code (e.g. ETH, COL)"
     )]
     UnknownCountry(String),
 }
@@ -63,19 +63,36 @@ pub struct GreenLotDetails {
 }
 
 impl GreenLotDetails {
-    /// Trims and bounds every text, bounds every list and checks the country codes.
+    /// Trims and bounds every text, bounds every list and checks the country codes. Errors name
+    /// the field by its path in the import request (`data.details.varieties[2].name`).
     pub fn validate(self) -> Result<Self, GreenLotDetailsError> {
         Ok(Self {
             note: self
                 .note
-                .map(|n| text::bounded("note", &n, text::NOTE_MAX))
+                .map(|n| text::bounded("data.details.note", &n, text::NOTE_MAX))
                 .transpose()?,
-            grade: text::optional("grade", self.grade.as_deref(), text::NAME_MAX)?,
-            crop_year: text::optional("cropYear", self.crop_year.as_deref(), text::NAME_MAX)?,
-            processing_methods: names("processingMethods", self.processing_methods)?,
+            grade: text::optional("data.details.grade", self.grade.as_deref(), text::NAME_MAX)?,
+            crop_year: text::optional(
+                "data.details.cropYear",
+                self.crop_year.as_deref(),
+                text::NAME_MAX,
+            )?,
+            processing_methods: names(
+                "data.details.processingMethods",
+                |i| format!("data.details.processingMethods[{i}]"),
+                self.processing_methods,
+            )?,
             countries_of_origin: countries(self.countries_of_origin)?,
-            varieties: names("varieties", self.varieties)?,
-            certifications: names("certifications", self.certifications)?,
+            varieties: names(
+                "data.details.varieties",
+                |i| format!("data.details.varieties[{i}].name"),
+                self.varieties,
+            )?,
+            certifications: names(
+                "data.details.certifications",
+                |i| format!("data.details.certifications[{i}].name"),
+                self.certifications,
+            )?,
         })
     }
 }
@@ -91,15 +108,21 @@ fn bounded_list(field: &'static str, list: &[String]) -> Result<(), GreenLotDeta
     Ok(())
 }
 
-fn names(field: &'static str, list: Vec<String>) -> Result<Vec<String>, GreenLotDetailsError> {
+/// A bounded list of names in `field`; `entry` gives the path of the name at an index.
+fn names(
+    field: &'static str,
+    entry: impl Fn(usize) -> String,
+    list: Vec<String>,
+) -> Result<Vec<String>, GreenLotDetailsError> {
     bounded_list(field, &list)?;
     list.iter()
-        .map(|name| text::required(field, name, text::NAME_MAX).map_err(Into::into))
+        .enumerate()
+        .map(|(i, name)| text::required(&entry(i), name, text::NAME_MAX).map_err(Into::into))
         .collect()
 }
 
 fn countries(list: Vec<String>) -> Result<Vec<String>, GreenLotDetailsError> {
-    bounded_list("countriesOfOrigin", &list)?;
+    bounded_list("data.details.countriesOfOrigin", &list)?;
     for code in &list {
         if !ALPHA3.contains(code.as_str()) {
             return Err(GreenLotDetailsError::UnknownCountry(code.clone()));
@@ -151,19 +174,30 @@ mod tests {
     #[test]
     fn blank_list_entries_and_long_texts_are_invalid_parameters() {
         let blank = GreenLotDetails {
-            varieties: strings(&["  "]),
+            varieties: strings(&["Heirloom", "  "]),
             ..Default::default()
         };
         let long = GreenLotDetails {
             grade: Some("x".repeat(text::NAME_MAX + 1)),
             ..Default::default()
         };
-        for details in [blank, long] {
-            assert_eq!(
-                details.validate().unwrap_err().violation(),
-                Violation::InvalidParameter
-            );
-        }
+        let err = blank.validate().unwrap_err();
+        assert_eq!(
+            err,
+            GreenLotDetailsError::Text(TextError::Empty {
+                field: "data.details.varieties[1].name".into()
+            })
+        );
+        assert_eq!(err.violation(), Violation::InvalidParameter);
+        let err = long.validate().unwrap_err();
+        assert_eq!(
+            err,
+            GreenLotDetailsError::Text(TextError::TooLong {
+                field: "data.details.grade".into(),
+                max: text::NAME_MAX
+            })
+        );
+        assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 
     #[test]
@@ -177,7 +211,7 @@ mod tests {
         assert!(matches!(
             err,
             GreenLotDetailsError::TooManyEntries {
-                field: "certifications",
+                field: "data.details.certifications",
                 ..
             }
         ));

@@ -47,8 +47,8 @@ impl Location {
     ) -> Result<Self, LocationError> {
         Ok(Self {
             id,
-            name: text::required("name", name, text::NAME_MAX)?,
-            external_id: text::optional("externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            name: text::required("data.name", name, text::NAME_MAX)?,
+            external_id: text::optional("data.externalId", external_id, text::EXTERNAL_ID_MAX)?,
             created_at: now,
         })
     }

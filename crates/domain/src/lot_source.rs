@@ -87,9 +87,9 @@ fn noun(kind: LotKind) -> &'static str {
 /// The request field that lists sources of `kind`.
 pub fn field(kind: LotKind) -> &'static str {
     match kind {
-        LotKind::Green => "greenLots",
-        LotKind::Roasted => "roastedLots",
-        LotKind::Blended => "blendedLots",
+        LotKind::Green => "data.greenLots",
+        LotKind::Roasted => "data.roastedLots",
+        LotKind::Blended => "data.blendedLots",
     }
 }
 
@@ -184,12 +184,14 @@ mod tests {
         let a = Uuid::from_u128(1);
         assert_eq!(
             check_source_ids(LotKind::Green, &[]),
-            Err(SourceError::Empty { field: "greenLots" })
+            Err(SourceError::Empty {
+                field: "data.greenLots"
+            })
         );
         assert_eq!(
             check_source_ids(LotKind::Roasted, &[a, a]),
             Err(SourceError::Duplicate {
-                field: "roastedLots",
+                field: "data.roastedLots",
                 id: a
             })
         );

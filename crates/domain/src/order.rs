@@ -230,32 +230,35 @@ pub struct OrderInput {
 }
 
 impl OrderInput {
-    /// Step one of `setOrders` for one order, from its wire fields: the customer type, each
-    /// item's SKU, then the texts ([`OrderInput::new`]); all 400. Empty items and quantities
-    /// are judged later, per item.
+    /// Step one of `setOrders` for the order at `at` in the request (`data[2]`), from its wire
+    /// fields (the customer type parsed by the transport, like every enum name): each item's
+    /// SKU, then the texts ([`OrderInput::new`]); all 400, naming the field by its path. Empty
+    /// items and quantities are judged later, per item.
     pub fn parse<'a>(
+        at: &str,
         external_id: &str,
         order_date: DateTime<Utc>,
         customer: Option<&str>,
-        customer_type: Option<&str>,
+        customer_type: Option<CustomerType>,
         items: impl IntoIterator<Item = (&'a str, i32)>,
     ) -> Result<Self, OrderError> {
-        let customer_type = customer_type.map(CustomerType::parse).transpose()?;
         let items = items
             .into_iter()
-            .map(|(sku, quantity)| {
+            .enumerate()
+            .map(|(i, (sku, quantity))| {
                 Ok(OrderItem {
-                    sku: Sku::parse(sku)?,
+                    sku: Sku::parse_at(&format!("{at}.orderItems[{i}].sku"), sku)?,
                     quantity,
                 })
             })
             .collect::<Result<Vec<_>, OrderError>>()?;
-        Self::new(external_id, order_date, customer, customer_type, items)
+        Self::new(at, external_id, order_date, customer, customer_type, items)
     }
 
-    /// Refuses blank or overlong text (400 `invalid_parameter`). Empty items and quantities are
-    /// judged later, per item.
+    /// Refuses blank or overlong text (400 `invalid_parameter`), naming it by its path under
+    /// `at`. Empty items and quantities are judged later, per item.
     pub fn new(
+        at: &str,
         external_id: &str,
         order_date: DateTime<Utc>,
         customer: Option<&str>,
@@ -263,9 +266,13 @@ impl OrderInput {
         items: Vec<OrderItem>,
     ) -> Result<Self, OrderError> {
         Ok(Self {
-            external_id: text::required("externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            external_id: text::required(
+                &format!("{at}.externalId"),
+                external_id,
+                text::EXTERNAL_ID_MAX,
+            )?,
             order_date,
-            customer: text::optional("customer", customer, text::NAME_MAX)?,
+            customer: text::optional(&format!("{at}.customer"), customer, text::NAME_MAX)?,
             customer_type,
             items,
         })
@@ -569,6 +576,7 @@ mod tests {
 
     fn input(external_id: &str, items: Vec<OrderItem>) -> OrderInput {
         OrderInput::new(
+            "data[0]",
             external_id,
             at(100),
             Some("Café Nord"),
@@ -579,12 +587,13 @@ mod tests {
     }
 
     #[test]
-    fn parsing_an_order_checks_customer_type_then_skus_then_texts() {
+    fn parsing_an_order_checks_skus_then_texts_naming_their_paths() {
         let parsed = OrderInput::parse(
+            "data[0]",
             "O-1",
             at(0),
             Some(" Café Nord "),
-            Some("RETAIL"),
+            Some(CustomerType::Retail),
             [("GUJI-250", 2), ("HUILA-1K", 0)],
         )
         .unwrap();
@@ -592,19 +601,31 @@ mod tests {
         assert_eq!(parsed.customer_type(), Some(CustomerType::Retail));
         assert_eq!(parsed.items(), [item("GUJI-250", 2), item("HUILA-1K", 0)]);
         // A quantity of zero is judged later, per item; the empty list too.
-        assert!(OrderInput::parse("O-1", at(0), None, None, []).is_ok());
-        let err = OrderInput::parse(" ", at(0), None, Some("retail"), [(" ", 1)]).unwrap_err();
-        assert_eq!(err, OrderError::InvalidCustomerType("retail".into()));
-        let err = OrderInput::parse(" ", at(0), None, None, [(" ", 1)]).unwrap_err();
-        assert!(matches!(err, OrderError::Text(TextError::Empty { .. })));
-        let err = OrderInput::parse(" ", at(0), None, None, [("GUJI-250", 1)]).unwrap_err();
+        assert!(OrderInput::parse("data[0]", "O-1", at(0), None, None, []).is_ok());
+        let err =
+            OrderInput::parse("data[3]", " ", at(0), None, None, [("A", 1), (" ", 1)]).unwrap_err();
         assert_eq!(
             err,
             OrderError::Text(TextError::Empty {
-                field: "externalId"
+                field: "data[3].orderItems[1].sku".into()
+            })
+        );
+        let err =
+            OrderInput::parse("data[3]", " ", at(0), None, None, [("GUJI-250", 1)]).unwrap_err();
+        assert_eq!(
+            err,
+            OrderError::Text(TextError::Empty {
+                field: "data[3].externalId".into()
             })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);
+        let err = OrderInput::parse("data[1]", "O-1", at(0), Some(" "), None, []).unwrap_err();
+        assert_eq!(
+            err,
+            OrderError::Text(TextError::Empty {
+                field: "data[1].customer".into()
+            })
+        );
     }
 
     fn open_order(external_id: &str) -> Order {
@@ -748,6 +769,7 @@ mod tests {
     fn an_update_replaces_customer_type_and_items_but_never_the_order_date() {
         let mut order = open_order("o-1");
         let new = OrderInput::new(
+            "data[0]",
             "o-1",
             at(999),
             None,
@@ -836,9 +858,10 @@ mod tests {
 
     #[test]
     fn blank_external_ids_and_customers_are_invalid_parameters() {
-        let blank_id = OrderInput::new(" ", at(0), None, None, vec![]).unwrap_err();
+        let blank_id = OrderInput::new("data[0]", " ", at(0), None, None, vec![]).unwrap_err();
         assert_eq!(blank_id.violation(), Violation::InvalidParameter);
-        let blank_customer = OrderInput::new("o-1", at(0), Some(""), None, vec![]).unwrap_err();
+        let blank_customer =
+            OrderInput::new("data[0]", "o-1", at(0), Some(""), None, vec![]).unwrap_err();
         assert_eq!(blank_customer.violation(), Violation::InvalidParameter);
     }
 

@@ -56,8 +56,8 @@ pub enum PhysicalAnalysisError {
         max: usize,
     },
     #[error("{field} lists `{value}` more than once")]
-    Duplicate { field: &'static str, value: String },
-    #[error("screenSizes percentages add up to {0}; they must not exceed 100")]
+    Duplicate { field: String, value: String },
+    #[error("data.screenSizes percentages add up to {0}; they must not exceed 100")]
     ScreenSizesOver100(Decimal),
     #[error("{0} does not exist")]
     LotNotFound(TypedLotRef),
@@ -233,20 +233,24 @@ impl NewPhysicalAnalysis {
         Ok(PhysicalAnalysisDraft {
             analysis_date: self.analysis_date,
             analysed_lot: self.analysed_lot,
-            moisture: measure("moisture", self.moisture, Range::percent())?,
+            moisture: measure("data.moisture", self.moisture, Range::percent())?,
             water_activity: measure(
-                "waterActivity",
+                "data.waterActivity",
                 self.water_activity,
                 Range::water_activity(),
             )?,
-            density: measure("density", self.density, Range::density())?,
+            density: measure("data.density", self.density, Range::density())?,
             screen_sizes: screen_sizes(self.screen_sizes)?,
             defects: defects(self.defects)?,
             note: self
                 .note
-                .map(|n| text::bounded("note", &n, text::NOTE_MAX))
+                .map(|n| text::bounded("data.note", &n, text::NOTE_MAX))
                 .transpose()?,
-            evaluator: text::optional("evaluator.name", self.evaluator.as_deref(), text::NAME_MAX)?,
+            evaluator: text::optional(
+                "data.evaluator.name",
+                self.evaluator.as_deref(),
+                text::NAME_MAX,
+            )?,
         })
     }
 }
@@ -291,7 +295,7 @@ impl PhysicalAnalysis {
 fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAnalysisError> {
     if input.len() > MAX_SCREEN_SIZES {
         return Err(PhysicalAnalysisError::TooMany {
-            field: "screenSizes",
+            field: "data.screenSizes",
             count: input.len(),
             max: MAX_SCREEN_SIZES,
         });
@@ -299,14 +303,15 @@ fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAn
     let mut seen = HashSet::with_capacity(input.len());
     let mut sizes = Vec::with_capacity(input.len());
     for (i, entry) in input.into_iter().enumerate() {
-        let size = text::required("screenSizes.size", &entry.size, SCREEN_SIZE_MAX)?;
+        let size_field = format!("data.screenSizes[{i}].size");
+        let size = text::required(&size_field, &entry.size, SCREEN_SIZE_MAX)?;
         if !seen.insert(size.to_lowercase()) {
             return Err(PhysicalAnalysisError::Duplicate {
-                field: "screenSizes.size",
+                field: size_field,
                 value: size,
             });
         }
-        let field = format!("screenSizes[{i}].percentage");
+        let field = format!("data.screenSizes[{i}].percentage");
         let percentage = entry
             .percentage
             .ok_or_else(|| PhysicalAnalysisError::Missing {
@@ -321,7 +326,7 @@ fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAn
 fn defects(input: Vec<NewDefect>) -> Result<Vec<Defect>, PhysicalAnalysisError> {
     if input.len() > MAX_DEFECTS {
         return Err(PhysicalAnalysisError::TooMany {
-            field: "defects",
+            field: "data.defects",
             count: input.len(),
             max: MAX_DEFECTS,
         });
@@ -329,14 +334,15 @@ fn defects(input: Vec<NewDefect>) -> Result<Vec<Defect>, PhysicalAnalysisError> 
     let mut seen = HashSet::with_capacity(input.len());
     let mut defects = Vec::with_capacity(input.len());
     for (i, entry) in input.into_iter().enumerate() {
-        let name = text::required("defects.name", &entry.name, text::NAME_MAX)?;
+        let name_field = format!("data.defects[{i}].name");
+        let name = text::required(&name_field, &entry.name, text::NAME_MAX)?;
         if !seen.insert(name.to_lowercase()) {
             return Err(PhysicalAnalysisError::Duplicate {
-                field: "defects.name",
+                field: name_field,
                 value: name,
             });
         }
-        let field = format!("defects[{i}].count");
+        let field = format!("data.defects[{i}].count");
         let count = match entry.count {
             None => return Err(PhysicalAnalysisError::Missing { field }),
             Some(c) if c < 0 => {
@@ -395,8 +401,8 @@ mod tests {
 
     fn out_of_range(field: &str, value: &str) -> PhysicalAnalysisError {
         let range = match field {
-            "waterActivity" => "between 0 and 1",
-            "density" => "above 0 and at most 10000",
+            "data.waterActivity" => "between 0 and 1",
+            "data.density" => "above 0 and at most 10000",
             _ => "between 0 and 100",
         };
         PhysicalAnalysisError::OutOfRange {
@@ -463,7 +469,7 @@ mod tests {
                 ..new()
             })
             .unwrap_err();
-            assert_eq!(err, out_of_range("moisture", bad));
+            assert_eq!(err, out_of_range("data.moisture", bad));
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -476,7 +482,7 @@ mod tests {
                 ..new()
             })
             .unwrap_err();
-            assert_eq!(err, out_of_range("waterActivity", bad));
+            assert_eq!(err, out_of_range("data.waterActivity", bad));
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -489,7 +495,7 @@ mod tests {
                 ..new()
             })
             .unwrap_err();
-            assert_eq!(err, out_of_range("density", bad));
+            assert_eq!(err, out_of_range("data.density", bad));
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -511,7 +517,7 @@ mod tests {
         let mut n = new();
         n.screen_sizes[1].percentage = Some(d("-5"));
         let err = record(n).unwrap_err();
-        assert_eq!(err, out_of_range("screenSizes[1].percentage", "-5"));
+        assert_eq!(err, out_of_range("data.screenSizes[1].percentage", "-5"));
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let mut n = new();
         n.screen_sizes[0].percentage = None;
@@ -519,7 +525,7 @@ mod tests {
         assert_eq!(
             err,
             PhysicalAnalysisError::Missing {
-                field: "screenSizes[0].percentage".into()
+                field: "data.screenSizes[0].percentage".into()
             }
         );
         assert_eq!(err.violation(), Violation::MissingParameter);
@@ -551,7 +557,7 @@ mod tests {
         assert_eq!(
             err,
             PhysicalAnalysisError::NegativeCount {
-                field: "defects[1].count".into(),
+                field: "data.defects[1].count".into(),
                 value: -1
             }
         );
@@ -593,7 +599,7 @@ mod tests {
         assert_eq!(
             err,
             PhysicalAnalysisError::NegativeCount {
-                field: "defects[0].count".into(),
+                field: "data.defects[0].count".into(),
                 value: -1
             }
         );
@@ -616,13 +622,13 @@ mod tests {
             name: "quakers".into(),
             count: Some(1),
         });
-        assert!(matches!(
+        assert_eq!(
             record(n),
             Err(PhysicalAnalysisError::Duplicate {
-                field: "defects.name",
-                ..
+                field: "data.defects[1].name".into(),
+                value: "quakers".into()
             })
-        ));
+        );
         let mut n = new();
         n.defects = (0..=MAX_DEFECTS)
             .map(|i| NewDefect {

@@ -105,8 +105,14 @@ impl BrokenRule for ProductError {
 pub struct Sku(String);
 
 impl Sku {
+    /// A SKU given in a request at `field`, its path (`data[2].variants[0].sku`).
+    pub fn parse_at(field: &str, value: &str) -> Result<Self, TextError> {
+        text::required(field, value, SKU_MAX).map(Self)
+    }
+
+    /// A SKU the service holds already (a stored one): named `sku` when malformed.
     pub fn parse(value: &str) -> Result<Self, TextError> {
-        text::required("sku", value, SKU_MAX).map(Self)
+        Self::parse_at("sku", value)
     }
 
     pub fn as_str(&self) -> &str {
@@ -242,7 +248,8 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// A variant from its wire fields.
+    /// A variant from the text of its fields, outside a request (seeds, tests): a request's
+    /// variants are parsed by [`ProductInput::parse`], which names their paths.
     pub fn parse(sku: &str, package_size: &str) -> Result<Self, ProductError> {
         Ok(Self {
             sku: Sku::parse(sku)?,
@@ -260,29 +267,43 @@ pub struct ProductInput {
 }
 
 impl ProductInput {
-    /// Step one of `syncProducts` for one product, from its wire fields: each variant
-    /// ([`Variant::parse`]), then the texts and the SKUs' uniqueness ([`ProductInput::new`]);
-    /// all 400.
+    /// Step one of `syncProducts` for the product at `at` in the request (`data[2]`), from its
+    /// wire fields (package sizes parsed by the transport, like every enum name): each
+    /// variant's SKU, then the texts and the SKUs' uniqueness ([`ProductInput::new`]); all 400,
+    /// naming the field by its path.
     pub fn parse<'a>(
+        at: &str,
         external_id: &str,
         name: &str,
-        variants: impl IntoIterator<Item = (&'a str, &'a str)>,
+        variants: impl IntoIterator<Item = (&'a str, PackageSize)>,
     ) -> Result<Self, ProductError> {
         let variants = variants
             .into_iter()
-            .map(|(sku, package_size)| Variant::parse(sku, package_size))
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::new(external_id, name, variants)
+            .enumerate()
+            .map(|(i, (sku, package_size))| {
+                Ok(Variant {
+                    sku: Sku::parse_at(&format!("{at}.variants[{i}].sku"), sku)?,
+                    package_size,
+                })
+            })
+            .collect::<Result<Vec<_>, ProductError>>()?;
+        Self::new(at, external_id, name, variants)
     }
 
-    /// Refuses blank or overlong text and a SKU listed twice (all 400 `invalid_parameter`).
+    /// Refuses blank or overlong text, naming it by its path under `at`, and a SKU listed twice
+    /// (all 400 `invalid_parameter`).
     pub fn new(
+        at: &str,
         external_id: &str,
         name: &str,
         variants: Vec<Variant>,
     ) -> Result<Self, ProductError> {
-        let external_id = text::required("externalId", external_id, text::EXTERNAL_ID_MAX)?;
-        let name = text::required("name", name, text::NAME_MAX)?;
+        let external_id = text::required(
+            &format!("{at}.externalId"),
+            external_id,
+            text::EXTERNAL_ID_MAX,
+        )?;
+        let name = text::required(&format!("{at}.name"), name, text::NAME_MAX)?;
         let mut seen = HashSet::with_capacity(variants.len());
         for variant in &variants {
             if !seen.insert(&variant.sku) {
@@ -474,26 +495,47 @@ mod tests {
 
     fn input(external_id: &str, name: &str, variants: &[(&str, &str)]) -> ProductInput {
         let variants = variants.iter().map(|(s, p)| variant(s, p)).collect();
-        ProductInput::new(external_id, name, variants).unwrap()
+        ProductInput::new("data[0]", external_id, name, variants).unwrap()
     }
 
     #[test]
     fn parsing_a_product_checks_its_variants_before_its_texts() {
         let parsed = ProductInput::parse(
+            "data[0]",
             " P-1 ",
             "Guji",
-            [("GUJI-250", "PACKAGE250G"), ("GUJI-13", "PACKAGE13_2G")],
+            [
+                ("GUJI-250", size("PACKAGE250G")),
+                ("GUJI-13", size("PACKAGE13_2G")),
+            ],
         )
         .unwrap();
         assert_eq!(parsed.external_id(), "P-1");
         assert_eq!(parsed.variants()[1], variant("GUJI-13", "PACKAGE13_2G"));
-        // A blank name and a malformed size: the variant is named first.
-        let err = ProductInput::parse("P-1", " ", [("GUJI-250", "250G")]).unwrap_err();
-        assert!(matches!(err, ProductError::InvalidPackageSize { .. }));
-        let err = ProductInput::parse("P-1", " ", [("GUJI-250", "PACKAGE250G")]).unwrap_err();
-        assert_eq!(err, ProductError::Text(TextError::Empty { field: "name" }));
-        let err = ProductInput::parse("P-1", "Guji", [("A", "PACKAGE1G"), ("A", "PACKAGE2G")])
+        // A blank name and a blank sku: the variant is named first, by its path.
+        let err =
+            ProductInput::parse("data[2]", "P-1", " ", [(" ", size("PACKAGE250G"))]).unwrap_err();
+        assert_eq!(
+            err,
+            ProductError::Text(TextError::Empty {
+                field: "data[2].variants[0].sku".into()
+            })
+        );
+        let err = ProductInput::parse("data[2]", "P-1", " ", [("GUJI-250", size("PACKAGE250G"))])
             .unwrap_err();
+        assert_eq!(
+            err,
+            ProductError::Text(TextError::Empty {
+                field: "data[2].name".into()
+            })
+        );
+        let err = ProductInput::parse(
+            "data[0]",
+            "P-1",
+            "Guji",
+            [("A", size("PACKAGE1G")), ("A", size("PACKAGE2G"))],
+        )
+        .unwrap_err();
         assert_eq!(
             err,
             ProductError::DuplicateSku {
@@ -627,6 +669,7 @@ mod tests {
     #[test]
     fn a_sku_listed_twice_in_one_product_is_an_invalid_parameter() {
         let err = ProductInput::new(
+            "data[0]",
             "p-1",
             "Guji",
             vec![
@@ -647,8 +690,13 @@ mod tests {
 
     #[test]
     fn products_need_an_external_id_a_name_and_valid_skus() {
-        assert!(ProductInput::new(" ", "Guji", vec![]).is_err());
-        assert!(ProductInput::new("p-1", "", vec![]).is_err());
+        assert_eq!(
+            ProductInput::new("data[4]", " ", "Guji", vec![]),
+            Err(ProductError::Text(TextError::Empty {
+                field: "data[4].externalId".into()
+            }))
+        );
+        assert!(ProductInput::new("data[0]", "p-1", "", vec![]).is_err());
         assert!(Variant::parse("  ", "PACKAGE250G").is_err());
         assert_eq!(
             Variant::parse(" GUJI-250 ", "PACKAGE250G")

@@ -224,9 +224,9 @@ impl ProfileDraft {
         components: Vec<ComponentDraft>,
         reference_roast_id: Option<Uuid>,
     ) -> Result<Self, ProfileError> {
-        let name = text::required("name", name, text::NAME_MAX)?;
-        let external_id = text::optional("externalId", external_id, text::EXTERNAL_ID_MAX)?;
-        let profile_group = name_reference("profileGroup", profile_group)?;
+        let name = text::required("data.name", name, text::NAME_MAX)?;
+        let external_id = text::optional("data.externalId", external_id, text::EXTERNAL_ID_MAX)?;
+        let profile_group = name_reference("data.profileGroup", profile_group)?;
         project::check_references(projects)?;
         check_shape(
             components
@@ -501,10 +501,7 @@ mod tests {
         let err = ProfileDraft::parse("House", Some(&long), None, &[], vec![], None).unwrap_err();
         assert!(matches!(
             err,
-            ProfileError::Text(TextError::TooLong {
-                field: "externalId",
-                ..
-            })
+            ProfileError::Text(TextError::TooLong { ref field, .. }) if field == "data.externalId"
         ));
         let err =
             ProfileDraft::parse("House", None, None, &[" ".to_owned()], vec![], None).unwrap_err();

@@ -29,8 +29,8 @@ pub fn check_references(names: &[String]) -> Result<(), ProjectError> {
     if names.len() > MAX_PROJECT_REFS {
         return Err(ProjectError::TooManyReferences(names.len()));
     }
-    for name in names {
-        text::required("projects[].name", name, text::NAME_MAX)?;
+    for (i, name) in names.iter().enumerate() {
+        text::required(&format!("data.projects[{i}].name"), name, text::NAME_MAX)?;
     }
     Ok(())
 }
@@ -63,9 +63,9 @@ impl Project {
     ) -> Result<Self, ProjectError> {
         Ok(Self {
             id,
-            name: text::required("name", name, text::NAME_MAX)?,
+            name: text::required("data.name", name, text::NAME_MAX)?,
             description: description
-                .map(|d| text::bounded("description", d, text::NOTE_MAX))
+                .map(|d| text::bounded("data.description", d, text::NOTE_MAX))
                 .transpose()?,
             created_at: now,
         })
@@ -105,7 +105,13 @@ mod tests {
     #[test]
     fn project_references_are_bounded_and_non_blank() {
         assert!(check_references(&["Espresso".into()]).is_ok());
-        let blank = check_references(&[" ".into()]).unwrap_err();
+        let blank = check_references(&["Espresso".into(), " ".into()]).unwrap_err();
+        assert_eq!(
+            blank,
+            ProjectError::Text(TextError::Empty {
+                field: "data.projects[1].name".into()
+            })
+        );
         assert_eq!(blank.violation(), Violation::InvalidParameter);
         let many: Vec<String> = (0..=MAX_PROJECT_REFS).map(|i| format!("P{i}")).collect();
         assert_eq!(

@@ -81,7 +81,7 @@ pub fn record_roast(
     lot_number: i64,
     now: DateTime<Utc>,
 ) -> Result<RoastedLot, RoastError> {
-    let name = text::required("name", &roast.name, text::NAME_MAX)?;
+    let name = text::required("data.name", &roast.name, text::NAME_MAX)?;
     // Take from copies first: the roasted weight can only be checked against what was taken.
     let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
     let used_sources = lot_source::take_all(
@@ -329,7 +329,7 @@ mod tests {
         assert!(matches!(
             err,
             RoastError::Source(SourceError::Duplicate {
-                field: "greenLots",
+                field: "data.greenLots",
                 ..
             })
         ));

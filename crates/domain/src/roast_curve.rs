@@ -72,15 +72,27 @@ pub struct RoastCurve {
 }
 
 impl RoastCurve {
-    /// A curve with a name and a unit, at most [`MAX_POINTS_PER_CURVE`] points at non-negative
-    /// times. Values are rounded half-even to six decimals, like every stored amount.
+    /// A curve the service builds itself (from a roast log, or read back): [`Self::parse`] with
+    /// its texts named relative to the curve (`curve.name`).
     pub fn new(
         name: &str,
         unit: &str,
         data_points: Vec<DataPoint>,
     ) -> Result<Self, RoastCurveError> {
-        let name = text::required("name", name, text::NAME_MAX)?;
-        let unit = text::required("unit", unit, UNIT_MAX)?;
+        Self::parse("curve", name, unit, data_points)
+    }
+
+    /// The curve a request gives at `at`, its path in the request (`data.curves[2]`): a name and
+    /// a unit, at most [`MAX_POINTS_PER_CURVE`] points at non-negative times. Values are rounded
+    /// half-even to six decimals, like every stored amount.
+    pub fn parse(
+        at: &str,
+        name: &str,
+        unit: &str,
+        data_points: Vec<DataPoint>,
+    ) -> Result<Self, RoastCurveError> {
+        let name = text::required(&format!("{at}.name"), name, text::NAME_MAX)?;
+        let unit = text::required(&format!("{at}.unit"), unit, UNIT_MAX)?;
         if data_points.len() > MAX_POINTS_PER_CURVE {
             return Err(RoastCurveError::TooManyPoints {
                 curve: name,
@@ -150,13 +162,20 @@ mod tests {
 
     #[test]
     fn a_curve_needs_a_name_and_a_unit() {
-        let err = RoastCurve::new(" ", "CELSIUS", vec![]).unwrap_err();
+        let err = RoastCurve::parse("data.curves[1]", " ", "CELSIUS", vec![]).unwrap_err();
         assert_eq!(
             err,
-            RoastCurveError::Text(TextError::Empty { field: "name" })
+            RoastCurveError::Text(TextError::Empty {
+                field: "data.curves[1].name".into()
+            })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);
-        assert!(RoastCurve::new("BT", "", vec![]).is_err());
+        assert_eq!(
+            RoastCurve::parse("data.curves[0]", "BT", "", vec![]),
+            Err(RoastCurveError::Text(TextError::Empty {
+                field: "data.curves[0].unit".into()
+            }))
+        );
         let curve = RoastCurve::new(" BT ", "CELSIUS", vec![point(0, "20.5")]).unwrap();
         assert_eq!(curve.name, "BT");
     }

@@ -160,10 +160,7 @@ impl BrokenRule for RoastDetailsError {
 /// A `NameReference` (`roastTechnician`, `machine`, `profileGroup`): the wire accepts `"name"` or
 /// `{"name": "name"}`; both arrive here as the name. The name is trimmed and bounded; a blank name
 /// is the same as none, since clients send `""` for "not recorded".
-pub fn name_reference(
-    field: &'static str,
-    name: Option<&str>,
-) -> Result<Option<String>, TextError> {
+pub fn name_reference(field: &str, name: Option<&str>) -> Result<Option<String>, TextError> {
     match name.map(str::trim) {
         None | Some("") => Ok(None),
         Some(name) => text::required(field, name, text::NAME_MAX).map(Some),
@@ -208,16 +205,20 @@ pub struct RoastDetails {
 
 impl RoastDetails {
     /// Checks the free text of `draft` (names through [`name_reference`], the note bounded); its
-    /// measures are valid by construction.
+    /// measures are valid by construction. Errors name the fields by their path in a roast
+    /// request (`data.details.machine`).
     pub fn new(draft: RoastDetailsDraft) -> Result<Self, RoastDetailsError> {
         Ok(Self {
-            roast_technician: name_reference("roastTechnician", draft.roast_technician.as_deref())?,
+            roast_technician: name_reference(
+                "data.details.roastTechnician",
+                draft.roast_technician.as_deref(),
+            )?,
             note: draft
                 .note
                 .as_deref()
-                .map(|n| text::bounded("note", n, text::NOTE_MAX))
+                .map(|n| text::bounded("data.details.note", n, text::NOTE_MAX))
                 .transpose()?,
-            machine: name_reference("machine", draft.machine.as_deref())?,
+            machine: name_reference("data.details.machine", draft.machine.as_deref())?,
             start_temperature: draft.start_temperature,
             end_temperature: draft.end_temperature,
             roast_value: draft.roast_value,
@@ -300,13 +301,22 @@ mod tests {
     #[test]
     fn name_references_are_trimmed_and_blank_means_none() {
         assert_eq!(
-            name_reference("machine", Some("  Probat P12 ")),
+            name_reference("data.details.machine", Some("  Probat P12 ")),
             Ok(Some("Probat P12".into()))
         );
-        assert_eq!(name_reference("machine", Some("   ")), Ok(None));
-        assert_eq!(name_reference("machine", None), Ok(None));
+        assert_eq!(
+            name_reference("data.details.machine", Some("   ")),
+            Ok(None)
+        );
+        assert_eq!(name_reference("data.details.machine", None), Ok(None));
         let long = "x".repeat(text::NAME_MAX + 1);
-        assert!(name_reference("machine", Some(&long)).is_err());
+        assert_eq!(
+            name_reference("data.details.machine", Some(&long)),
+            Err(TextError::TooLong {
+                field: "data.details.machine".into(),
+                max: text::NAME_MAX
+            })
+        );
     }
 
     #[test]
@@ -326,6 +336,13 @@ mod tests {
             ..RoastDetailsDraft::default()
         })
         .unwrap_err();
+        assert_eq!(
+            err,
+            RoastDetailsError::Text(TextError::TooLong {
+                field: "data.details.note".into(),
+                max: text::NOTE_MAX
+            })
+        );
         assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 }

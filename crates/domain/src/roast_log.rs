@@ -31,35 +31,37 @@ const DROP: usize = 6;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoastLogError {
-    #[error("content: `{field}` is required in an Artisan log")]
+    #[error("data.content: `{field}` is required in an Artisan log")]
     Missing { field: &'static str },
-    #[error("content: `{field}` {problem}")]
+    #[error("data.content: `{field}` {problem}")]
     Invalid {
         field: &'static str,
         problem: String,
     },
     #[error(
-        "content: `timex` has {timex} samples but `{field}` has {other}; the lists must have the same length"
+        "data.content: `timex` has {timex} samples but `{field}` has {other}; the lists must have the same length"
     )]
     LengthMismatch {
         field: &'static str,
         timex: usize,
         other: usize,
     },
-    #[error("content: `timeindex` entry {event} ({name}) is {index}, outside `timex` (0..{len})")]
+    #[error(
+        "data.content: `timeindex` entry {event} ({name}) is {index}, outside `timex` (0..{len})"
+    )]
     IndexOutsideTimex {
         event: usize,
         name: &'static str,
         index: i64,
         len: usize,
     },
-    #[error("content: DROP (sample {drop}) comes before CHARGE (sample {charge})")]
+    #[error("data.content: DROP (sample {drop}) comes before CHARGE (sample {charge})")]
     DropBeforeCharge { charge: usize, drop: usize },
-    #[error("content: {0}")]
+    #[error("data.content: {0}")]
     Curve(#[from] RoastCurveError),
-    #[error("content: {0}")]
+    #[error("data.content: {0}")]
     Measure(#[from] MeasureError),
-    #[error("content: {0}")]
+    #[error("data.content: {0}")]
     Text(#[from] TextError),
 }
 
@@ -295,6 +297,21 @@ fn blank_to_none(text: &Option<String>) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// A text of the log (`field` is its key), blank as none, at most `max` characters.
+fn log_text(
+    field: &'static str,
+    text: &Option<String>,
+    max: usize,
+) -> Result<Option<String>, RoastLogError> {
+    match blank_to_none(text) {
+        Some(t) if t.chars().count() > max => Err(RoastLogError::Invalid {
+            field,
+            problem: format!("is longer than {max} characters"),
+        }),
+        text => Ok(text),
+    }
+}
+
 impl LoggedRoast {
     /// Maps a log to a roast (api-decisions §9). Refuses logs that are not well-formed: a required
     /// field missing, lists of different lengths, an index outside `timex`, DROP before CHARGE.
@@ -363,9 +380,14 @@ impl LoggedRoast {
                 _ => Ok(None),
             }
         };
+        // The log's own texts are named by their keys in the log, not by the fields of a roast
+        // request that the details' own checks name.
+        let roast_technician = log_text("operator", &log.operator, text::NAME_MAX)?;
+        let note = log_text("roastingnotes", &log.roasting_notes, text::NOTE_MAX)?;
+        let machine = log_text("roastertype", &log.roaster_type, text::NAME_MAX)?;
         let details = RoastDetails::new(RoastDetailsDraft {
-            roast_technician: blank_to_none(&log.operator),
-            note: blank_to_none(&log.roasting_notes),
+            roast_technician,
+            note,
             start_temperature: temperature(Some(charge))?,
             end_temperature: temperature(drop)?,
             roast_value: roast_value(log.whole_color, log.color_system.as_deref())?,
@@ -373,7 +395,7 @@ impl LoggedRoast {
             roast_duration: since_charge(DROP)?,
             first_crack_time: since_charge(FIRST_CRACK)?,
             color_change_time: since_charge(DRY_END)?,
-            machine: blank_to_none(&log.roaster_type),
+            machine,
         })
         .map_err(|e| RoastLogError::Invalid {
             field: "details",
@@ -562,7 +584,7 @@ mod tests {
         l.mode = Some("K".into());
         assert_eq!(
             LoggedRoast::from_log(&l).unwrap_err().to_string(),
-            "content: `mode` is `K`; use C or F"
+            "data.content: `mode` is `K`; use C or F"
         );
     }
 

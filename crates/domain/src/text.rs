@@ -1,6 +1,7 @@
 //! Bounded, trimmed text: names, external ids and notes.
 //!
 //! Every free-text field has a length bound so that no request can store unbounded strings.
+//! `field` is the field's full path in the request (`data.name`, `data[2].externalId`).
 
 use crate::violation::{BrokenRule, Violation};
 
@@ -14,9 +15,9 @@ pub const NOTE_MAX: usize = 10_000;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TextError {
     #[error("{field} must not be empty")]
-    Empty { field: &'static str },
+    Empty { field: String },
     #[error("{field} is longer than {max} characters")]
-    TooLong { field: &'static str, max: usize },
+    TooLong { field: String, max: usize },
 }
 
 impl BrokenRule for TextError {
@@ -26,28 +27,29 @@ impl BrokenRule for TextError {
 }
 
 /// Trims `value` and checks it is non-empty and at most `max` characters long.
-pub fn required(field: &'static str, value: &str, max: usize) -> Result<String, TextError> {
+pub fn required(field: &str, value: &str, max: usize) -> Result<String, TextError> {
     let trimmed = value.trim();
     if trimmed.is_empty() {
-        return Err(TextError::Empty { field });
+        return Err(TextError::Empty {
+            field: field.to_owned(),
+        });
     }
     bounded(field, trimmed, max)
 }
 
 /// Checks `value` is at most `max` characters long; empty is allowed.
-pub fn bounded(field: &'static str, value: &str, max: usize) -> Result<String, TextError> {
+pub fn bounded(field: &str, value: &str, max: usize) -> Result<String, TextError> {
     if value.chars().count() > max {
-        return Err(TextError::TooLong { field, max });
+        return Err(TextError::TooLong {
+            field: field.to_owned(),
+            max,
+        });
     }
     Ok(value.to_owned())
 }
 
 /// Like [`required`] for an optional field: absent stays absent.
-pub fn optional(
-    field: &'static str,
-    value: Option<&str>,
-    max: usize,
-) -> Result<Option<String>, TextError> {
+pub fn optional(field: &str, value: Option<&str>, max: usize) -> Result<Option<String>, TextError> {
     value.map(|v| required(field, v, max)).transpose()
 }
 
@@ -57,10 +59,12 @@ mod tests {
 
     #[test]
     fn names_are_trimmed_and_must_not_be_blank() {
-        assert_eq!(required("name", "  Guji ", NAME_MAX).unwrap(), "Guji");
+        assert_eq!(required("data.name", "  Guji ", NAME_MAX).unwrap(), "Guji");
         assert_eq!(
-            required("name", "   ", NAME_MAX),
-            Err(TextError::Empty { field: "name" })
+            required("data.name", "   ", NAME_MAX),
+            Err(TextError::Empty {
+                field: "data.name".into()
+            })
         );
     }
 
@@ -68,9 +72,9 @@ mod tests {
     fn long_text_is_refused() {
         let long = "x".repeat(NAME_MAX + 1);
         assert!(matches!(
-            required("name", &long, NAME_MAX),
+            required("data.name", &long, NAME_MAX),
             Err(TextError::TooLong { .. })
         ));
-        assert_eq!(optional("note", None, NOTE_MAX), Ok(None));
+        assert_eq!(optional("data.note", None, NOTE_MAX), Ok(None));
     }
 }

@@ -122,7 +122,7 @@ impl<S: Store> Roastery<S> {
         let location_external_id = cmd
             .location_external_id
             .as_deref()
-            .map(|e| text::required("location.externalId", e, text::EXTERNAL_ID_MAX))
+            .map(|e| text::required("data.location.externalId", e, text::EXTERNAL_ID_MAX))
             .transpose()
             .map_err(GreenLotError::from)?;
         if let Some(price) = &cmd.price {
@@ -413,8 +413,13 @@ mod tests {
     use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
     use chrono::TimeDelta;
     use roastery_domain::Violation;
+    use roastery_domain::green_lot_details::GreenLotDetailsError;
+    use roastery_domain::location::LocationError;
     use roastery_domain::page::{Limit, Position};
+    use roastery_domain::price::PriceError;
+    use roastery_domain::project::ProjectError;
     use roastery_domain::stock::StockError;
+    use roastery_domain::text::TextError;
     use roastery_domain::weight::WeightError;
     use std::str::FromStr;
 
@@ -467,6 +472,18 @@ mod tests {
 
     fn violation(result: Result<impl std::fmt::Debug, AppError>) -> Violation {
         result.unwrap_err().violation().expect("a rejected request")
+    }
+
+    /// Whether an error is the exact domain error expected: tables of cases whose errors have
+    /// different types hold one of these each.
+    type Rule = Box<dyn Fn(&AppError) -> bool>;
+
+    fn rule<E: roastery_domain::BrokenRule + PartialEq>(expected: E) -> Rule {
+        Box::new(move |err| err.rule::<E>() == Some(&expected))
+    }
+
+    fn weight(amount: &str) -> Weight {
+        Weight::new(dec(amount), WeightUnit::Kg).unwrap()
     }
 
     fn all_lots(app: &Roastery<InMemoryStore>) -> Vec<GreenLot> {
@@ -534,10 +551,19 @@ mod tests {
         let s = setup();
         s.app.import_green_lot(import("erp-1", kg("1"))).unwrap();
         let unknown = Uuid::from_u128(0xdead);
-        let cases = [
-            (import("erp-1", kg("1")), Violation::Conflict),
-            (import("erp-2", kg("0")), Violation::InvalidWeight),
-            (import("erp-2", kg("-0.5")), Violation::InvalidWeight),
+        let cases: [(_, Rule); 12] = [
+            (
+                import("erp-1", kg("1")),
+                rule(GreenLotError::DuplicateExternalId("erp-1".into())),
+            ),
+            (
+                import("erp-2", kg("0")),
+                rule(GreenLotError::ZeroImportWeight(weight("0"))),
+            ),
+            (
+                import("erp-2", kg("-0.5")),
+                rule(GreenLotError::Weight(WeightError::Negative(dec("-0.5")))),
+            ),
             (
                 ImportGreenLot {
                     price: Some(PriceInput {
@@ -546,35 +572,37 @@ mod tests {
                     }),
                     ..import("erp-2", kg("1"))
                 },
-                Violation::InvalidPrice,
+                rule(GreenLotError::Price(PriceError::Negative(dec("-1")))),
             ),
             (
                 ImportGreenLot {
                     name: Some("  ".into()),
                     ..import("erp-1", kg("-1"))
                 },
-                Violation::InvalidParameter,
+                rule(GreenLotError::Text(TextError::Empty {
+                    field: "data.name".into(),
+                })),
             ),
             (
                 ImportGreenLot {
                     name: None,
                     ..import("erp-2", kg("1"))
                 },
-                Violation::MissingParameter,
+                rule(GreenLotError::Missing { field: "data.name" }),
             ),
             (
                 ImportGreenLot {
                     location_id: Some(unknown),
                     ..import("erp-2", kg("1"))
                 },
-                Violation::NotFound,
+                rule(LocationError::NotFound(unknown)),
             ),
             (
                 ImportGreenLot {
                     location_external_id: Some("nowhere".into()),
                     ..import("erp-2", kg("1"))
                 },
-                Violation::NotFound,
+                rule(LocationError::ExternalIdNotFound("nowhere".into())),
             ),
             (
                 ImportGreenLot {
@@ -582,7 +610,7 @@ mod tests {
                     location_external_id: Some("wh-b".into()),
                     ..import("erp-2", kg("1"))
                 },
-                Violation::Conflict,
+                rule(GreenLotError::LocationGivenTwice),
             ),
             (
                 ImportGreenLot {
@@ -590,14 +618,14 @@ mod tests {
                     location_external_id: Some("wh-b".into()),
                     ..import("erp-1", kg("-1"))
                 },
-                Violation::NotFound,
+                rule(LocationError::NotFound(unknown)),
             ),
             (
                 ImportGreenLot {
                     projects: vec!["No such project".into()],
                     ..import("erp-2", kg("1"))
                 },
-                Violation::NotFound,
+                rule(ProjectError::NameNotFound("No such project".into())),
             ),
             (
                 ImportGreenLot {
@@ -607,12 +635,15 @@ mod tests {
                     },
                     ..import("erp-2", kg("1"))
                 },
-                Violation::InvalidParameter,
+                rule(GreenLotError::Details(
+                    GreenLotDetailsError::UnknownCountry("ET".into()),
+                )),
             ),
         ];
         for (cmd, expected) in cases {
             let debug = format!("{cmd:?}");
-            assert_eq!(violation(s.app.import_green_lot(cmd)), expected, "{debug}");
+            let err = s.app.import_green_lot(cmd).unwrap_err();
+            assert!(expected(&err), "{debug}: {err:?}");
         }
         assert_eq!(all_lots(&s.app).len(), 1);
         let next = s.app.import_green_lot(import("erp-2", kg("1"))).unwrap();
@@ -708,26 +739,56 @@ mod tests {
             destination_location_id: to,
         };
         let unknown = Uuid::from_u128(0xdead);
-        let cases = [
-            (t(unknown, kg("1"), s.berlin.id), Violation::NotFound),
-            (t(lot.id, kg("1"), unknown), Violation::NotFound),
-            (t(empty.id, kg("1"), s.berlin.id), Violation::BusinessRule),
-            (t(empty.id, kg("-1"), s.hamburg.id), Violation::BusinessRule),
-            (t(lot.id, kg("1"), s.hamburg.id), Violation::Conflict),
-            (t(lot.id, kg("-1"), s.hamburg.id), Violation::Conflict),
-            (t(lot.id, kg("-1"), s.berlin.id), Violation::InvalidWeight),
-            (t(lot.id, kg("0"), s.berlin.id), Violation::InvalidWeight),
+        let same_location = GreenLotError::SameLocation {
+            id: lot.id,
+            location_id: s.hamburg.id,
+        };
+        let cases: [(_, Rule); 9] = [
+            (
+                t(unknown, kg("1"), s.berlin.id),
+                rule(GreenLotError::NotFound(unknown)),
+            ),
+            (
+                t(lot.id, kg("1"), unknown),
+                rule(LocationError::NotFound(unknown)),
+            ),
+            (
+                t(empty.id, kg("1"), s.berlin.id),
+                rule(GreenLotError::Consumed(empty.id)),
+            ),
+            (
+                t(empty.id, kg("-1"), s.hamburg.id),
+                rule(GreenLotError::Consumed(empty.id)),
+            ),
+            (
+                t(lot.id, kg("1"), s.hamburg.id),
+                rule(same_location.clone()),
+            ),
+            (
+                t(lot.id, kg("-1"), s.hamburg.id),
+                rule(same_location.clone()),
+            ),
+            (
+                t(lot.id, kg("-1"), s.berlin.id),
+                rule(GreenLotError::Weight(WeightError::Negative(dec("-1")))),
+            ),
+            (
+                t(lot.id, kg("0"), s.berlin.id),
+                rule(GreenLotError::ZeroTransfer(lot.id)),
+            ),
             (
                 t(lot.id, kg("10.000001"), s.berlin.id),
-                Violation::InvalidWeight,
+                rule(GreenLotError::Insufficient {
+                    id: lot.id,
+                    available: weight("10"),
+                    requested: weight("10.000001"),
+                }),
             ),
         ];
         for (cmd, expected) in cases {
-            assert_eq!(
-                violation(s.app.transfer_green_lot(cmd)),
-                expected,
-                "{cmd:?}"
-            );
+            let debug = format!("{cmd:?}");
+            let err = s.app.transfer_green_lot(cmd).unwrap_err();
+            assert!(expected(&err), "{debug}: {err:?}");
         }
         assert_eq!(all_lots(&s.app), before);
     }

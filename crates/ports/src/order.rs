@@ -14,7 +14,8 @@ use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::SourceError;
 use roastery_domain::order::{
-    Allocation, Order, OrderError, OrderInput, OrderStatus, Shipment, plan_orders, shipment_weight,
+    Allocation, CustomerType, Order, OrderError, OrderInput, OrderStatus, Shipment, plan_orders,
+    shipment_weight,
 };
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
@@ -35,7 +36,8 @@ pub struct SetOrder {
     pub external_id: String,
     pub order_date: DateTime<Utc>,
     pub customer: Option<String>,
-    pub customer_type: Option<String>,
+    /// Parsed by the transport, like every enum name on the wire.
+    pub customer_type: Option<CustomerType>,
     pub items: Vec<SetOrderItem>,
 }
 
@@ -186,12 +188,13 @@ impl<S: Store> Roastery<S> {
             "data",
             &batch,
             |o| &o.external_id,
-            |o| {
+            |at, o| {
                 OrderInput::parse(
+                    at,
                     &o.external_id,
                     o.order_date,
                     o.customer.as_deref(),
-                    o.customer_type.as_deref(),
+                    o.customer_type,
                     o.items.iter().map(|i| (i.sku.as_str(), i.quantity)),
                 )
             },
@@ -271,7 +274,11 @@ impl<S: Store> Roastery<S> {
         let skus = cmd
             .allocations
             .iter()
-            .map(|a| Sku::parse(&a.sku).map_err(OrderError::from))
+            .enumerate()
+            .map(|(i, a)| {
+                Sku::parse_at(&format!("data.allocations[{i}].sku"), &a.sku)
+                    .map_err(OrderError::from)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.clock.now();
         self.write("mrp.order.shipOrder", |tx| {
@@ -386,8 +393,10 @@ mod tests {
     use crate::testing::{InMemoryStore, memory_roastery};
     use chrono::TimeDelta;
     use roastery_domain::Violation;
-    use roastery_domain::order::CustomerType;
+    use roastery_domain::bulk::BatchShapeError;
     use roastery_domain::page::Limit;
+    use roastery_domain::product::PackageSize;
+    use roastery_domain::text::TextError;
 
     fn at(s: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap()
@@ -398,7 +407,7 @@ mod tests {
             external_id: ext.into(),
             order_date: at(date),
             customer: Some("Café Nord".into()),
-            customer_type: Some("WHOLESALE".into()),
+            customer_type: Some(CustomerType::Wholesale),
             items: items
                 .iter()
                 .map(|(sku, quantity)| SetOrderItem {
@@ -418,7 +427,7 @@ mod tests {
                 .into_iter()
                 .map(|sku| SyncVariant {
                     sku: sku.into(),
-                    package_size: "PACKAGE250G".into(),
+                    package_size: PackageSize::parse("PACKAGE250G").unwrap(),
                 })
                 .collect(),
         }])
@@ -444,7 +453,7 @@ mod tests {
         clock.advance(TimeDelta::seconds(1));
         let mut update = order("o-1", 999, &[("GUJI-1000", 1), ("GUJI-250", 3)]);
         update.customer = None;
-        update.customer_type = Some("RETAIL".into());
+        update.customer_type = Some(CustomerType::Retail);
         let updated = app.set_orders(vec![update]).unwrap();
         assert_eq!(updated[0].id, created[0].id);
         let stored = list(&app, ListOrders::default());
@@ -542,13 +551,21 @@ mod tests {
     #[test]
     fn shape_errors_refuse_the_whole_batch() {
         let (app, _) = app_with_skus();
-        let mut bad = order("o-2", 0, &[("GUJI-250", 1)]);
-        bad.customer_type = Some("FRIENDS".into());
+        let bad = order("o-2", 0, &[("GUJI-250", 1), (" ", 1)]);
         let err = app
             .set_orders(vec![order("o-1", 0, &[("GUJI-250", 1)]), bad])
             .unwrap_err();
+        assert_eq!(
+            err.rule(),
+            Some(&BatchShapeError::Item(bulk::ItemFailure {
+                index: 1,
+                external_id: "o-2".into(),
+                error: OrderError::Text(TextError::Empty {
+                    field: "data[1].orderItems[1].sku".into()
+                })
+            }))
+        );
         assert_eq!(err.violation(), Some(Violation::InvalidParameter));
-        assert!(err.to_string().contains("data[1]"), "{err}");
         let too_many: Vec<_> = (0..51)
             .map(|i| order(&format!("o-{i}"), i, &[("GUJI-250", 1)]))
             .collect();

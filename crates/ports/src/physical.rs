@@ -138,7 +138,7 @@ mod tests {
         assert!(
             matches!(
                 err.rule(),
-                Some(PhysicalAnalysisError::OutOfRange { field, .. }) if field == "moisture"
+                Some(PhysicalAnalysisError::OutOfRange { field, .. }) if field == "data.moisture"
             ),
             "{err:?}"
         );

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use roastery_domain::bulk::{self, Change};
 use roastery_domain::page::{Page, PageRequest};
-use roastery_domain::product::{Product, ProductInput, Sku, plan_products};
+use roastery_domain::product::{PackageSize, Product, ProductInput, Sku, plan_products};
 
 use crate::error::{AppError, StoreError};
 use crate::lock::ForUpdate;
@@ -27,7 +27,8 @@ pub struct SyncProduct {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncVariant {
     pub sku: String,
-    pub package_size: String,
+    /// Parsed by the transport, like every enum name on the wire.
+    pub package_size: PackageSize,
 }
 
 impl<S: Store> Roastery<S> {
@@ -41,13 +42,12 @@ impl<S: Store> Roastery<S> {
             "data",
             &batch,
             |p| &p.external_id,
-            |p| {
+            |at, p| {
                 ProductInput::parse(
+                    at,
                     &p.external_id,
                     &p.name,
-                    p.variants
-                        .iter()
-                        .map(|v| (v.sku.as_str(), v.package_size.as_str())),
+                    p.variants.iter().map(|v| (v.sku.as_str(), v.package_size)),
                 )
             },
         )?;
@@ -116,8 +116,10 @@ mod tests {
     use crate::testing::memory_roastery;
     use chrono::TimeDelta;
     use roastery_domain::Violation;
+    use roastery_domain::bulk::BatchShapeError;
     use roastery_domain::page::Limit;
     use roastery_domain::product::{PackageSize, ProductError};
+    use roastery_domain::text::TextError;
 
     fn product(ext: &str, name: &str, variants: &[(&str, &str)]) -> SyncProduct {
         SyncProduct {
@@ -127,7 +129,7 @@ mod tests {
                 .iter()
                 .map(|(sku, size)| SyncVariant {
                     sku: (*sku).into(),
-                    package_size: (*size).into(),
+                    package_size: PackageSize::parse(size).unwrap(),
                 })
                 .collect(),
         }
@@ -245,11 +247,27 @@ mod tests {
     #[test]
     fn shape_errors_and_sizes_refuse_the_whole_request() {
         let (app, _) = memory_roastery();
-        let bad_size = app
-            .sync_products(vec![product("p-1", "Guji", &[("G", "250G")])])
+        let blank_sku = app
+            .sync_products(vec![
+                product("p-1", "Guji", &[]),
+                product(
+                    "p-2",
+                    "Huila",
+                    &[("H", "PACKAGE250G"), (" ", "PACKAGE250G")],
+                ),
+            ])
             .unwrap_err();
-        assert_eq!(bad_size.violation(), Some(Violation::InvalidParameter));
-        assert!(bad_size.to_string().contains("data[0]"), "{bad_size}");
+        assert_eq!(
+            blank_sku.rule(),
+            Some(&BatchShapeError::Item(bulk::ItemFailure {
+                index: 1,
+                external_id: "p-2".into(),
+                error: ProductError::Text(TextError::Empty {
+                    field: "data[1].variants[1].sku".into()
+                })
+            }))
+        );
+        assert_eq!(blank_sku.violation(), Some(Violation::InvalidParameter));
         let too_many: Vec<_> = (0..51)
             .map(|i| product(&format!("p-{i}"), "P", &[]))
             .collect();

@@ -112,7 +112,7 @@ pub(crate) fn check_request(
     projects: &[String],
     green_lots: &[(Uuid, WeightInput)],
 ) -> Result<Vec<Uuid>, AppError> {
-    text::required("name", name, text::NAME_MAX).map_err(RoastError::from)?;
+    text::required("data.name", name, text::NAME_MAX).map_err(RoastError::from)?;
     roastery_domain::project::check_references(projects)?;
     let ids = lot_sources::ids(green_lots);
     lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
@@ -141,7 +141,7 @@ pub(crate) fn roasted_view(
 
 /// [`roasted_view`] for a page of lots: the page's locations are read in one query and each
 /// profile it names once, not once per lot (lots of one roastery share a few of each).
-fn roasted_views(
+pub(crate) fn roasted_views(
     tx: &mut impl Repos,
     lots: Vec<RoastedLot>,
 ) -> Result<Vec<RoastedLotView>, AppError> {
@@ -288,7 +288,15 @@ impl<S: Store> Roastery<S> {
         let curves = cmd
             .curves
             .into_iter()
-            .map(|c| RoastCurve::new(&c.name, &c.unit, c.data_points))
+            .enumerate()
+            .map(|(i, c)| {
+                RoastCurve::parse(
+                    &format!("data.curves[{i}]"),
+                    &c.name,
+                    &c.unit,
+                    c.data_points,
+                )
+            })
             .collect::<Result<Vec<_>, _>>()?;
         roast_curve::check_curves(&curves)?;
         self.record_checked_roast(
@@ -426,8 +434,12 @@ pub(crate) mod tests {
     use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
     use roastery_domain::Violation;
     use roastery_domain::green_lot_details::GreenLotDetails;
-    use roastery_domain::page::Limit;
+    use roastery_domain::lot_source::SourceError;
+    use roastery_domain::page::{Limit, PageError};
+    use roastery_domain::project::ProjectError;
     use roastery_domain::roast_details::{Temperature, Time};
+    use roastery_domain::stock::StockError;
+    use roastery_domain::weight::WeightError;
     use roastery_domain::weight::WeightUnit;
     use rust_decimal::Decimal;
     use std::str::FromStr;
@@ -548,12 +560,28 @@ pub(crate) mod tests {
             .app
             .record_roast(roast(&s, "Too heavy", "61", &[(0, "50"), (1, "10")]))
             .unwrap_err();
-        assert_eq!(violation(err), Violation::InvalidWeight);
+        assert_eq!(
+            err.rule(),
+            Some(&RoastError::RoastedAboveUsed {
+                roasted: kg("61").weight().unwrap(),
+                used: kg("60").weight().unwrap()
+            })
+        );
         let err = s
             .app
             .record_roast(roast(&s, "Short", "1", &[(0, "50"), (1, "11")]))
             .unwrap_err();
-        assert_eq!(violation(err), Violation::InvalidWeight);
+        assert_eq!(
+            err.rule(),
+            Some(&RoastError::Source(SourceError::Stock {
+                kind: LotKind::Green,
+                id: s.green[1],
+                error: StockError::Insufficient {
+                    available: kg("10").weight().unwrap(),
+                    requested: kg("11").weight().unwrap()
+                }
+            }))
+        );
         assert_eq!(green_weight(&s, 0), kg("60").weight().unwrap());
         assert_eq!(green_weight(&s, 1), kg("10").weight().unwrap());
         let page = s
@@ -578,45 +606,57 @@ pub(crate) mod tests {
         let mut cmd = roast(&s, "x", "-1", &[(0, "-1")]);
         cmd.green_lots.push((Uuid::from_u128(42), kg("1")));
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::NotFound
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&RoastError::Source(SourceError::NotFound {
+                kind: LotKind::Green,
+                id: Uuid::from_u128(42)
+            }))
         );
         // A consumed green lot beats a negative used weight.
         let cmd = roast(&s, "x", "1", &[(0, "-1"), (1, "1")]);
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::BusinessRule
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&RoastError::Source(SourceError::Stock {
+                kind: LotKind::Green,
+                id: s.green[1],
+                error: StockError::Consumed
+            }))
         );
         // Unknown location, profile and project names are not found.
         let mut cmd = roast(&s, "x", "1", &[(0, "1")]);
         cmd.location_id = Uuid::from_u128(43);
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::NotFound
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&RoastError::LocationNotFound(Uuid::from_u128(43)))
         );
         let mut cmd = roast(&s, "x", "1", &[(0, "1")]);
         cmd.profile_id = Some(Uuid::from_u128(44));
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::NotFound
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&RoastError::ProfileNotFound(Uuid::from_u128(44)))
         );
         let mut cmd = roast(&s, "x", "1", &[(0, "1")]);
         cmd.projects = vec!["Nope".into()];
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::NotFound
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&ProjectError::NameNotFound("Nope".into()))
         );
         // Shape errors come before any lookup.
         let mut cmd = roast(&s, "x", "1", &[]);
         cmd.location_id = Uuid::from_u128(43);
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::InvalidParameter
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&RoastError::Source(SourceError::Empty {
+                field: "data.greenLots"
+            }))
         );
         let cmd = roast(&s, "x", "1", &[(0, "1"), (0, "1")]);
         assert_eq!(
-            violation(s.app.record_roast(cmd).unwrap_err()),
-            Violation::InvalidParameter
+            s.app.record_roast(cmd).unwrap_err().rule(),
+            Some(&RoastError::Source(SourceError::Duplicate {
+                field: "data.greenLots",
+                id: s.green[0]
+            }))
         );
         assert_eq!(green_weight(&s, 0), kg("60").weight().unwrap());
     }
@@ -666,7 +706,7 @@ pub(crate) mod tests {
         assert_eq!(curves[0].data_points[9_999].value, Decimal::new(10999, 1));
         assert!(s.app.roast_curves(b.id).unwrap().is_empty());
         let err = s.app.roast_curves(Uuid::from_u128(9)).unwrap_err();
-        assert_eq!(violation(err), Violation::NotFound);
+        assert_eq!(err.rule(), Some(&RoastError::NotFound(Uuid::from_u128(9))));
     }
 
     #[test]
@@ -706,9 +746,20 @@ pub(crate) mod tests {
             .app
             .roasted_lots_by_ids(vec![lots[0], lots[0]], first)
             .unwrap_err();
-        assert_eq!(violation(err), Violation::InvalidParameter);
+        assert_eq!(
+            err.rule(),
+            Some(&PageError::DuplicateId {
+                field: "params.filter.roastedLotIds",
+                id: lots[0]
+            })
+        );
         let err = s.app.roasted_lots_by_ids(vec![], first).unwrap_err();
-        assert_eq!(violation(err), Violation::InvalidParameter);
+        assert_eq!(
+            err.rule(),
+            Some(&PageError::NoIds {
+                field: "params.filter.roastedLotIds"
+            })
+        );
     }
 
     #[test]
@@ -753,7 +804,12 @@ pub(crate) mod tests {
                 weight: kg(w),
             })
         };
-        assert_eq!(violation(set("-1").unwrap_err()), Violation::InvalidWeight);
+        assert_eq!(
+            set("-1").unwrap_err().rule(),
+            Some(&StockError::Weight(WeightError::Negative(
+                Decimal::NEGATIVE_ONE
+            )))
+        );
         let lot = set("20").unwrap().lot;
         assert_eq!(lot.stock.weight(), kg("20").weight().unwrap());
         assert_eq!(
@@ -762,8 +818,9 @@ pub(crate) mod tests {
         );
         assert!(set("0").unwrap().lot.stock.is_consumed());
         assert!(set("0").is_ok(), "zero again changes nothing");
-        assert_eq!(violation(set("1").unwrap_err()), Violation::BusinessRule);
-        assert_eq!(violation(set("-1").unwrap_err()), Violation::BusinessRule);
+        // A consumed lot is final, before its new weight is judged.
+        assert_eq!(set("1").unwrap_err().rule(), Some(&StockError::Consumed));
+        assert_eq!(set("-1").unwrap_err().rule(), Some(&StockError::Consumed));
         let err = s
             .app
             .set_roasted_lot_weight(SetRoastedLotWeight {
@@ -771,6 +828,6 @@ pub(crate) mod tests {
                 weight: kg("-1"),
             })
             .unwrap_err();
-        assert_eq!(violation(err), Violation::NotFound);
+        assert_eq!(err.rule(), Some(&RoastError::NotFound(Uuid::from_u128(5))));
     }
 }

@@ -28,10 +28,10 @@ pub struct ImportRoastLog {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoastLogImportError {
     #[error(
-        "greenLots[{index}].usedWeight is required when more than one green lot is given; the log's green weight is used only for a single lot"
+        "data.greenLots[{index}].usedWeight is required when more than one green lot is given; the log's green weight is used only for a single lot"
     )]
     UsedWeightMissing { index: usize },
-    #[error("name is required when the roast log has no title")]
+    #[error("data.name is required when the roast log has no title")]
     NameMissing,
 }
 

@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use chrono::{TimeDelta, Utc};
 use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
 use roastery_domain::green_lot_details::GreenLotDetails;
+use roastery_domain::order::CustomerType;
 use roastery_domain::price::Currency;
+use roastery_domain::product::PackageSize;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::due_diligence::SetDueDiligence;
@@ -88,11 +90,13 @@ pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()>
         variants: SKUS
             .iter()
             .zip(["PACKAGE250G", "PACKAGE500G", "PACKAGE1000G", "PACKAGE13_2G"])
-            .map(|(sku, size)| SyncVariant {
-                sku: (*sku).into(),
-                package_size: size.into(),
+            .map(|(sku, size)| {
+                Ok(SyncVariant {
+                    sku: (*sku).into(),
+                    package_size: PackageSize::parse(size)?,
+                })
             })
-            .collect(),
+            .collect::<anyhow::Result<_>>()?,
     }])?;
     let now = Utc::now();
     let mut written = 0;
@@ -222,7 +226,7 @@ fn trace_chain<S: Store>(
             external_id: "BENCH-TRACE".into(),
             order_date: Utc::now(),
             customer: Some("Bench trace customer".into()),
-            customer_type: Some("WHOLESALE".into()),
+            customer_type: Some(CustomerType::Wholesale),
             items: vec![SetOrderItem {
                 sku: SKUS[2].into(),
                 quantity: 5,
@@ -284,7 +288,11 @@ fn bench_order(external_id: &str, now: chrono::DateTime<Utc>, i: usize) -> SetOr
         external_id: external_id.into(),
         order_date: now - TimeDelta::minutes(i as i64),
         customer: Some(format!("Bench customer {}", i % 97)),
-        customer_type: Some(if i % 3 == 0 { "WHOLESALE" } else { "RETAIL" }.into()),
+        customer_type: Some(if i % 3 == 0 {
+            CustomerType::Wholesale
+        } else {
+            CustomerType::Retail
+        }),
         items: vec![
             SetOrderItem {
                 sku: SKUS[i % SKUS.len()].into(),

@@ -13,10 +13,11 @@ use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
-use roastery_domain::order::{Order, OrderStatus};
+use roastery_domain::order::{CustomerType, Order, OrderStatus};
 use roastery_domain::page::PageRequest;
 use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
 use roastery_domain::price::Currency;
+use roastery_domain::product::PackageSize;
 use roastery_domain::profile::ComponentDraft;
 use roastery_domain::roast_curve::DataPoint;
 use roastery_domain::roast_details::{RoastDetailsDraft, RoastValue, Temperature, Time};
@@ -93,63 +94,76 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<Vec<Order>> {
             ][..],
         ),
     ];
-    app.sync_products(
-        products
-            .iter()
-            .map(|(external_id, name, variants)| SyncProduct {
+    let products = products
+        .iter()
+        .map(|(external_id, name, variants)| {
+            Ok(SyncProduct {
                 external_id: (*external_id).into(),
                 name: (*name).into(),
                 variants: variants
                     .iter()
-                    .map(|(sku, size)| SyncVariant {
-                        sku: (*sku).into(),
-                        package_size: (*size).into(),
+                    .map(|(sku, size)| {
+                        Ok(SyncVariant {
+                            sku: (*sku).into(),
+                            package_size: PackageSize::parse(size)?,
+                        })
                     })
-                    .collect(),
+                    .collect::<anyhow::Result<_>>()?,
             })
-            .collect(),
-    )?;
+        })
+        .collect::<anyhow::Result<_>>()?;
+    app.sync_products(products)?;
     let now = Utc::now();
     let order =
-        |external_id: &str, days_ago: i64, customer: &str, kind: &str, items: &[(&str, i32)]| {
-            SetOrder {
-                external_id: external_id.into(),
-                order_date: now - TimeDelta::days(days_ago),
-                customer: Some(customer.into()),
-                customer_type: Some(kind.into()),
-                items: items
-                    .iter()
-                    .map(|(sku, quantity)| SetOrderItem {
-                        sku: (*sku).into(),
-                        quantity: *quantity,
-                    })
-                    .collect(),
-            }
+        |external_id: &str, days_ago: i64, customer: &str, kind, items: &[(&str, i32)]| SetOrder {
+            external_id: external_id.into(),
+            order_date: now - TimeDelta::days(days_ago),
+            customer: Some(customer.into()),
+            customer_type: Some(kind),
+            items: items
+                .iter()
+                .map(|(sku, quantity)| SetOrderItem {
+                    sku: (*sku).into(),
+                    quantity: *quantity,
+                })
+                .collect(),
         };
     let orders = app.set_orders(vec![
         order(
             "WEB-1001",
             6,
             "Café Nord",
-            "WHOLESALE",
+            CustomerType::Wholesale,
             &[("HOUSE-250", 40), ("GUJI-1000", 5)],
         ),
-        order("WEB-1002", 4, "Jana Berg", "RETAIL", &[("GUJI-250", 2)]),
+        order(
+            "WEB-1002",
+            4,
+            "Jana Berg",
+            CustomerType::Retail,
+            &[("GUJI-250", 2)],
+        ),
         order(
             "WEB-1003",
             2,
             "Kaffeebar Süd",
-            "WHOLESALE",
+            CustomerType::Wholesale,
             &[("HUILA-500", 12)],
         ),
         order(
             "WEB-1004",
             1,
             "Tom Weber",
-            "RETAIL",
+            CustomerType::Retail,
             &[("HOUSE-SAMPLE", 3), ("HUILA-250", 1)],
         ),
-        order("WEB-1005", 1, "Café Nord", "WHOLESALE", &[("HOUSE-250", 8)]),
+        order(
+            "WEB-1005",
+            1,
+            "Café Nord",
+            CustomerType::Wholesale,
+            &[("HOUSE-250", 8)],
+        ),
     ])?;
     for (index, statuses) in [
         (0, &["IN_PROGRESS", "COMPLETED"][..]),

@@ -1,8 +1,8 @@
 //! mrp.product and mrp.order.
 
 use actix_web::HttpResponse;
-use roastery_domain::order::{Order, OrderStatus};
-use roastery_domain::product::Product;
+use roastery_domain::order::{CustomerType, Order, OrderStatus};
+use roastery_domain::product::{PackageSize, Product};
 use roastery_ports::Store;
 use roastery_ports::order::{
     ListOrders, SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder,
@@ -109,6 +109,8 @@ pub struct ProductsResult {
     pub products: Vec<ProductDto>,
 }
 
+/// One product of the batch: every field's presence, then the package sizes' form (parsed here,
+/// like every enum name); the domain's batch parse checks the rest.
 fn sync_product(index: usize, p: ProductData) -> Result<SyncProduct, ApiError> {
     let at = |field: &str| format!("data[{index}].{field}");
     let variants = p
@@ -121,18 +123,30 @@ fn sync_product(index: usize, p: ProductData) -> Result<SyncProduct, ApiError> {
                 v.coffee_options,
                 &at(&format!("variants[{i}].coffeeOptions")),
             )?;
+            let sku = required(v.sku, &at(&format!("variants[{i}].sku")))?;
+            let package_size = required(
+                options.package_size,
+                &at(&format!("variants[{i}].coffeeOptions.packageSize")),
+            )?;
+            Ok((sku, package_size))
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let external_id = required(p.external_id, &at("externalId"))?;
+    let name = required(p.name, &at("name"))?;
+    let variants = variants
+        .into_iter()
+        .enumerate()
+        .map(|(i, (sku, package_size))| {
+            let field = at(&format!("variants[{i}].coffeeOptions.packageSize"));
             Ok(SyncVariant {
-                sku: required(v.sku, &at(&format!("variants[{i}].sku")))?,
-                package_size: required(
-                    options.package_size,
-                    &at(&format!("variants[{i}].coffeeOptions.packageSize")),
-                )?,
+                sku,
+                package_size: PackageSize::parse(&package_size).map_err(|e| rule(&field, e))?,
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     Ok(SyncProduct {
-        external_id: required(p.external_id, &at("externalId"))?,
-        name: required(p.name, &at("name"))?,
+        external_id,
+        name,
         variants,
     })
 }
@@ -370,6 +384,8 @@ pub(super) async fn ship_order<S: Store>(
     })
 }
 
+/// One order of the batch: every field's presence, then the customer type's form (parsed here,
+/// like every enum name); the domain's batch parse checks the rest.
 fn set_order(index: usize, o: OrderData) -> Result<SetOrder, ApiError> {
     let at = |field: &str| format!("data[{index}].{field}");
     let items = required(o.order_items, &at("orderItems"))?
@@ -382,11 +398,17 @@ fn set_order(index: usize, o: OrderData) -> Result<SetOrder, ApiError> {
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
+    let external_id = required(o.external_id, &at("externalId"))?;
+    let order_date = required(o.order_date, &at("orderDate"))?.0;
+    let customer_type = o
+        .customer_type
+        .map(|t| CustomerType::parse(&t).map_err(|e| rule(&at("customerType"), e)))
+        .transpose()?;
     Ok(SetOrder {
-        external_id: required(o.external_id, &at("externalId"))?,
-        order_date: required(o.order_date, &at("orderDate"))?.0,
+        external_id,
+        order_date,
         customer: o.customer,
-        customer_type: o.customer_type,
+        customer_type,
         items,
     })
 }
