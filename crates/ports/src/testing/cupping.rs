@@ -8,7 +8,7 @@ use crate::repo::EventRepo as _;
 use roastery_domain::event::{Change, Resource, Subject};
 use std::collections::HashSet;
 
-use roastery_domain::cupping::Cupping;
+use roastery_domain::cupping::{CuppedCoffee, Cupping};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
@@ -16,8 +16,16 @@ use uuid::Uuid;
 
 use super::{InMemoryStore, MemTx, page_newest_first};
 use crate::Store;
+use crate::error::StoreError;
 use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
+
+/// `ids` in their order, each at its first place only (what a database lookup answers).
+fn each_once(ids: &[Uuid]) -> impl Iterator<Item = &Uuid> {
+    (ids.iter().enumerate())
+        .filter(|(i, id)| !ids.iter().take(*i).any(|seen| seen == *id))
+        .map(|(_, id)| id)
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct CuppingData {
@@ -52,10 +60,24 @@ impl CuppingRepo for MemTx {
             Subject::new(Resource::Cupping, cupping.id()),
             Change::Created,
         );
-        self.record_change(
-            Subject::new(Resource::Cupping, cupping.id()),
-            Change::Created,
-        );
+        // The database's unique keys: cupping id and number, cupped coffee id and number.
+        let stored = &self.data.cupping.cuppings;
+        let coffees: Vec<&CuppedCoffee> = (stored.iter())
+            .flat_map(|c| c.coffees())
+            .chain(cupping.coffees())
+            .collect();
+        let twice = |same: &dyn Fn(&CuppedCoffee, &CuppedCoffee) -> bool| {
+            (coffees.iter().enumerate())
+                .any(|(i, a)| coffees.iter().skip(i + 1).any(|b| same(a, b)))
+        };
+        if stored
+            .iter()
+            .any(|c| c.id() == cupping.id() || c.number() == cupping.number())
+            || twice(&|a, b| a.id == b.id)
+            || twice(&|a, b| a.number == b.number)
+        {
+            return Err(StoreError::Duplicate(format!("cupping {}", cupping.id())));
+        }
         self.data.cupping.cuppings.push(cupping.clone());
         Ok(())
     }
@@ -111,8 +133,7 @@ impl CuppingRepo for MemTx {
     }
 
     fn cuppings_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Cupping>> {
-        Ok(ids
-            .iter()
+        Ok(each_once(ids)
             .filter_map(|id| {
                 self.data
                     .cupping
@@ -125,13 +146,27 @@ impl CuppingRepo for MemTx {
     }
 
     fn insert_cupping_results(&mut self, results: &[CuppingResult]) -> StoreResult<()> {
+        for (i, r) in results.iter().enumerate() {
+            // The database's keys: a unique id, and a cupped coffee that is stored.
+            let stored = &self.data.cupping.results;
+            if (stored.iter().chain(results.iter().take(i))).any(|s| s.id == r.id) {
+                return Err(StoreError::Duplicate(format!("cupping result {}", r.id)));
+            }
+            if !(self.data.cupping.cuppings.iter()).any(|c| c.coffee(r.cupped_coffee_id).is_some())
+            {
+                return Err(StoreError::Internal(format!(
+                    "cupped coffee {} is not stored",
+                    r.cupped_coffee_id
+                )));
+            }
+        }
         self.data.cupping.results.extend_from_slice(results);
         Ok(())
     }
 
     fn cupping_results(&mut self, cupped_coffee_ids: &[Uuid]) -> StoreResult<Vec<CuppingResult>> {
         let mut found = Vec::new();
-        for id in cupped_coffee_ids {
+        for id in each_once(cupped_coffee_ids) {
             let mut of_coffee: Vec<CuppingResult> = self
                 .data
                 .cupping

@@ -8,6 +8,7 @@ use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus};
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
+use crate::error::StoreError;
 use crate::repo::*;
 
 /// A delivery, its claim (lease, until) and when it is due.
@@ -35,6 +36,9 @@ impl EventRepo for MemTx {
     fn insert_events(&mut self, events: &[Event]) -> StoreResult<()> {
         let feed = &mut self.data.events;
         for event in events {
+            if feed.events.iter().any(|e| e.id == event.id) {
+                return Err(StoreError::Duplicate(format!("event {}", event.id)));
+            }
             feed.last_sequence += 1;
             feed.events.push(Event {
                 sequence: Some(feed.last_sequence),
@@ -81,12 +85,25 @@ impl EventRepo for MemTx {
         let before_count = feed.events.len();
         feed.events
             .retain(|e| e.created_date >= before || pending.contains(&e.id));
-        Ok(before_count - feed.events.len())
+        let deleted = before_count - feed.events.len();
+        // Finished deliveries made before `before` go too.
+        feed.deliveries
+            .retain(|(d, ..)| d.created_date >= before || d.status == DeliveryStatus::Pending);
+        Ok(deleted)
     }
 }
 
 impl WebhookRepo for MemTx {
     fn insert_webhook(&mut self, webhook: &Webhook) -> StoreResult<()> {
+        if self
+            .data
+            .events
+            .webhooks
+            .iter()
+            .any(|(w, _)| w.id == webhook.id)
+        {
+            return Err(StoreError::Duplicate(format!("webhook {}", webhook.id)));
+        }
         let last = self.data.events.last_sequence;
         self.data.events.webhooks.push((webhook.clone(), last));
         Ok(())
@@ -142,7 +159,10 @@ impl WebhookRepo for MemTx {
     ) -> StoreResult<usize> {
         let feed = &mut self.data.events;
         let mut added = 0;
-        for (webhook, given) in &mut feed.webhooks {
+        // Webhook by webhook in id order, as the databases do.
+        let mut webhooks: Vec<&mut (Webhook, i64)> = feed.webhooks.iter_mut().collect();
+        webhooks.sort_by_key(|(w, _)| w.id);
+        for (webhook, given) in webhooks {
             if webhook.status != WebhookStatus::Active {
                 continue;
             }
@@ -176,11 +196,14 @@ impl WebhookRepo for MemTx {
     ) -> StoreResult<Vec<ClaimedDelivery>> {
         let feed = &mut self.data.events;
         let mut claimed = Vec::new();
-        for (delivery, claim, due) in &mut feed.deliveries {
+        // Due first, then by id; a claim holds until its end, inclusive.
+        let mut due_first: Vec<&mut StoredDelivery> = feed.deliveries.iter_mut().collect();
+        due_first.sort_by_key(|(d, _, due)| (*due, d.id));
+        for (delivery, claim, due) in due_first {
             if claimed.len() >= limit
                 || delivery.status != DeliveryStatus::Pending
                 || *due > now
-                || claim.is_some_and(|(_, until)| until > now)
+                || claim.is_some_and(|(_, until)| until >= now)
             {
                 continue;
             }

@@ -6,6 +6,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::PhysicalAnalysis;
 
 use super::{MemTx, page_newest_first};
+use crate::error::StoreError;
 use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
@@ -19,6 +20,14 @@ impl PhysicalRepo for MemTx {
             Subject::new(Resource::PhysicalAnalysis, analysis.id),
             Change::Created,
         );
+        if (self.data.physical.analyses.iter())
+            .any(|a| a.id == analysis.id || a.number == analysis.number)
+        {
+            return Err(StoreError::Duplicate(format!(
+                "physical analysis {}",
+                analysis.id
+            )));
+        }
         self.data.physical.analyses.push(analysis.clone());
         Ok(())
     }

@@ -1,13 +1,15 @@
 //! In-memory processing profiles (kept with the roast data they belong to).
 
+use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::profile::Profile;
 use uuid::Uuid;
 
 use super::MemTx;
-use crate::repo::{ProfileRepo, StoreResult};
+use crate::repo::{EventRepo as _, ProfileRepo, StoreResult};
 
 impl ProfileRepo for MemTx {
     fn insert_profile(&mut self, profile: &Profile) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::Profile, profile.id), Change::Created);
         if self.data.roast.profiles.iter().any(|p| {
             p.id == profile.id
                 || (profile.external_id.is_some() && p.external_id == profile.external_id)

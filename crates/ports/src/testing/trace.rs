@@ -9,69 +9,118 @@ use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
 use super::{MemTx, page_newest_first};
+use crate::error::StoreError;
 use crate::repo::*;
 
+/// An edge of the genealogy with the key the database orders edges of one instant by: the
+/// ledger entry's id, or the roast, blend or order and the source's or shipment's position.
+struct KeyedEdge {
+    edge: Edge,
+    key: String,
+}
+
 impl MemTx {
-    fn all_edges(&self) -> Vec<Edge> {
+    fn all_edges(&self) -> Vec<KeyedEdge> {
         let mut edges = Vec::new();
         for e in &self.data.ledger {
             if let (EntryKind::TransferOut, Some(to)) = (e.kind, e.reference) {
-                edges.push(Edge {
-                    from: e.lot,
-                    to,
-                    kind: EdgeKind::Transfer,
-                    weight: roastery_domain::weight::Weight::from_micros(-e.delta_micros, e.unit())
+                edges.push(KeyedEdge {
+                    edge: Edge {
+                        from: e.lot,
+                        to,
+                        kind: EdgeKind::Transfer,
+                        weight: roastery_domain::weight::Weight::from_micros(
+                            -e.delta_micros,
+                            e.unit(),
+                        )
                         .unwrap_or(e.weight_after),
-                    date: e.created_date,
+                        date: e.created_date,
+                    },
+                    key: e.id.to_string(),
                 });
             }
         }
         for lot in &self.data.roast.lots {
-            for s in &lot.sources {
-                edges.push(Edge {
-                    from: TypedLotRef {
-                        id: s.lot_id,
-                        kind: LotKind::Green,
+            for (position, s) in lot.sources.iter().enumerate() {
+                edges.push(KeyedEdge {
+                    edge: Edge {
+                        from: TypedLotRef {
+                            id: s.lot_id,
+                            kind: LotKind::Green,
+                        },
+                        to: Reference::Lot(TypedLotRef {
+                            id: lot.id,
+                            kind: LotKind::Roasted,
+                        }),
+                        kind: EdgeKind::Roast,
+                        weight: s.used_weight,
+                        date: lot.roasted_date,
                     },
-                    to: Reference::Lot(TypedLotRef {
-                        id: lot.id,
-                        kind: LotKind::Roasted,
-                    }),
-                    kind: EdgeKind::Roast,
-                    weight: s.used_weight,
-                    date: lot.roasted_date,
+                    key: format!("{}/{position}", lot.id),
                 });
             }
         }
         for lot in &self.data.blend.lots {
-            for s in &lot.sources {
-                edges.push(Edge {
-                    from: TypedLotRef {
-                        id: s.lot_id,
-                        kind: LotKind::Roasted,
+            for (position, s) in lot.sources.iter().enumerate() {
+                edges.push(KeyedEdge {
+                    edge: Edge {
+                        from: TypedLotRef {
+                            id: s.lot_id,
+                            kind: LotKind::Roasted,
+                        },
+                        to: Reference::Lot(TypedLotRef {
+                            id: lot.id,
+                            kind: LotKind::Blended,
+                        }),
+                        kind: EdgeKind::Blend,
+                        weight: s.used_weight,
+                        date: lot.blended_date,
                     },
-                    to: Reference::Lot(TypedLotRef {
-                        id: lot.id,
-                        kind: LotKind::Blended,
-                    }),
-                    kind: EdgeKind::Blend,
-                    weight: s.used_weight,
-                    date: lot.blended_date,
+                    key: format!("{}/{position}", lot.id),
                 });
             }
         }
         for order in &self.data.order.orders {
-            for s in &order.shipments {
-                edges.push(Edge {
-                    from: s.lot,
-                    to: Reference::Order(order.id),
-                    kind: EdgeKind::Shipment,
-                    weight: s.weight,
-                    date: order.shipped_date.unwrap_or(order.updated_at),
+            for (position, s) in order.shipments.iter().enumerate() {
+                edges.push(KeyedEdge {
+                    edge: Edge {
+                        from: s.lot,
+                        to: Reference::Order(order.id),
+                        kind: EdgeKind::Shipment,
+                        weight: s.weight,
+                        date: order.shipped_date.unwrap_or(order.updated_at),
+                    },
+                    key: format!("{}/{position}", order.id),
                 });
             }
         }
         edges
+    }
+
+    /// Every edge reachable from `starts`, each once, oldest first (key as tie-breaker), like
+    /// the database's recursive query.
+    fn reachable(&self, starts: &[Reference], direction: Direction) -> Vec<Edge> {
+        let all = self.all_edges();
+        let mut seen: Vec<Reference> = starts.to_vec();
+        let mut reached: Vec<&KeyedEdge> = Vec::new();
+        let mut i = 0;
+        while let Some(&node) = seen.get(i) {
+            for e in &all {
+                let (near, far) = match direction {
+                    Direction::Downstream => (Reference::Lot(e.edge.from), e.edge.to),
+                    Direction::Upstream => (e.edge.to, Reference::Lot(e.edge.from)),
+                };
+                if near == node && !reached.iter().any(|r| r.key == e.key) {
+                    reached.push(e);
+                    if !seen.contains(&far) {
+                        seen.push(far);
+                    }
+                }
+            }
+            i += 1;
+        }
+        reached.sort_by(|a, b| (a.edge.date, &a.key).cmp(&(b.edge.date, &b.key)));
+        reached.into_iter().map(|e| e.edge.clone()).collect()
     }
 
     fn all_lots(&self) -> Vec<TracedLot> {
@@ -114,6 +163,11 @@ impl MemTx {
 
 impl TraceRepo for MemTx {
     fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()> {
+        for (i, e) in entries.iter().enumerate() {
+            if (self.data.ledger.iter().chain(entries.iter().take(i))).any(|s| s.id == e.id) {
+                return Err(StoreError::Duplicate(format!("ledger entry {}", e.id)));
+            }
+        }
         self.data.ledger.extend_from_slice(entries);
         Ok(())
     }
@@ -135,8 +189,10 @@ impl TraceRepo for MemTx {
     }
 
     fn ledger_audit(&mut self) -> StoreResult<Vec<LotAudit>> {
-        Ok(self
-            .all_lots()
+        let mut lots = self.all_lots();
+        // The database's order: by lot type name (blended, green, roasted), then number.
+        lots.sort_by_key(|l| (l.lot.kind.reference_type(), l.lot_number));
+        Ok(lots
             .into_iter()
             .map(|l| LotAudit {
                 lot: l.lot,
@@ -147,7 +203,7 @@ impl TraceRepo for MemTx {
                     .data
                     .ledger
                     .iter()
-                    .filter(|e| e.lot == l.lot)
+                    .filter(|e| e.lot.id == l.lot.id)
                     .map(|e| e.delta_micros)
                     .sum(),
             })
@@ -155,46 +211,11 @@ impl TraceRepo for MemTx {
     }
 
     fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
-        let all = self.all_edges();
-        let mut seen = vec![Reference::Lot(start)];
-        let mut out: Vec<Edge> = Vec::new();
-        let mut i = 0;
-        while let Some(&node) = seen.get(i) {
-            for e in &all {
-                let (near, far) = match direction {
-                    Direction::Downstream => (Reference::Lot(e.from), e.to),
-                    Direction::Upstream => (e.to, Reference::Lot(e.from)),
-                };
-                if near == node && !out.contains(e) {
-                    out.push(e.clone());
-                    if !seen.contains(&far) {
-                        seen.push(far);
-                    }
-                }
-            }
-            i += 1;
-        }
-        Ok(out)
+        Ok(self.reachable(&[Reference::Lot(start)], direction))
     }
 
     fn upstream_edges(&mut self, starts: &[Reference]) -> StoreResult<Vec<Edge>> {
-        let all = self.all_edges();
-        let mut seen: Vec<Reference> = starts.to_vec();
-        let mut out: Vec<Edge> = Vec::new();
-        let mut i = 0;
-        while let Some(&node) = seen.get(i) {
-            for e in &all {
-                if e.to == node && !out.contains(e) {
-                    out.push(e.clone());
-                    let far = Reference::Lot(e.from);
-                    if !seen.contains(&far) {
-                        seen.push(far);
-                    }
-                }
-            }
-            i += 1;
-        }
-        Ok(out)
+        Ok(self.reachable(starts, Direction::Upstream))
     }
 
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
@@ -206,25 +227,21 @@ impl TraceRepo for MemTx {
     }
 
     fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>> {
-        Ok(self
-            .data
-            .order
-            .orders
-            .iter()
+        let mut orders: Vec<Order> = (self.data.order.orders.iter())
             .filter(|o| o.shipments.iter().any(|s| lot_ids.contains(&s.lot.id)))
             .cloned()
-            .collect())
+            .collect();
+        orders.sort_by_key(|o| (o.order_date, o.id));
+        Ok(orders)
     }
 
     fn cuppings_of_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Cupping>> {
-        Ok(self
-            .data
-            .cupping
-            .cuppings
-            .iter()
+        let mut cuppings: Vec<Cupping> = (self.data.cupping.cuppings.iter())
             .filter(|c| c.coffees().iter().any(|cc| lot_ids.contains(&cc.lot.id)))
             .cloned()
-            .collect())
+            .collect();
+        cuppings.sort_by_key(Cupping::id);
+        Ok(cuppings)
     }
 }
 
@@ -234,6 +251,12 @@ impl DueDiligenceRepo for MemTx {
         lot_id: Uuid,
         due_diligence: &roastery_domain::due_diligence::DueDiligence,
     ) -> StoreResult<()> {
+        // The databases refuse a due diligence of no stored green lot (a foreign key).
+        if !self.data.green.lots.iter().any(|l| l.id == lot_id) {
+            return Err(crate::error::StoreError::Internal(format!(
+                "no green lot {lot_id} for this due diligence"
+            )));
+        }
         self.data.due_diligence.retain(|(id, _)| *id != lot_id);
         self.data
             .due_diligence

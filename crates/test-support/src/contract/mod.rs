@@ -6,11 +6,16 @@
 //! are tested with cannot drift from the Diesel store on SQLite and PostgreSQL.
 
 pub mod blend;
+pub mod changes;
 pub mod core;
+pub mod cupping;
+pub mod due_diligence;
+pub mod event;
 pub mod green_lot;
 pub mod ledger;
 pub mod order;
 pub mod roast;
+pub mod webhook;
 
 use std::sync::Arc;
 
@@ -40,9 +45,26 @@ macro_rules! store_contract {
             roast::profiles_by_id_external_id_and_ids,
             roast::curves_keep_their_order,
             roast::roast_details_by_ids_answer_each_stored_lot_once,
+            roast::long_curves_store_whole,
             blend::blended_lots_stock_write_back_and_listing,
+            blend::a_blend_takes_roasted_weight_and_keeps_its_lineage,
             order::orders_and_products_by_external_ids_and_updates,
+            cupping::cuppings_load_list_and_page_newest_first,
+            cupping::a_cupping_state_is_written_alone,
+            cupping::cupping_results_by_cupped_coffee_oldest_first,
+            cupping::physical_analyses_filter_and_page_newest_first,
             ledger::ledger_entries_filter_and_page_newest_first,
+            ledger::traces_reach_every_edge_once_oldest_first,
+            ledger::traced_lots_orders_and_cuppings,
+            ledger::the_audit_sums_each_lots_entries,
+            due_diligence::due_diligence_is_replaced_whole_and_read_back_per_lot,
+            due_diligence::source_lots_are_imported_or_opened,
+            event::events_are_numbered_in_commit_order_and_listed_oldest_first,
+            event::events_are_kept_until_every_webhook_is_done_with_them,
+            webhook::webhooks_by_id_newest_first_pages_health_and_deletion,
+            webhook::deliveries_are_queued_claimed_and_recorded,
+            changes::every_write_notes_what_it_created_or_changed,
+            changes::ledger_entries_note_nothing,
         );
     };
     (@each $open:expr; $($module:ident :: $name:ident),+ $(,)?) => {

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::{all_pages, at, read, write, write_err};
 
-fn product(n: u128, minutes: i64, skus: &[&str]) -> Product {
+pub fn product(n: u128, minutes: i64, skus: &[&str]) -> Product {
     Product {
         id: Uuid::from_u128(n),
         external_id: format!("SHOP-{n}"),
@@ -22,7 +22,7 @@ fn product(n: u128, minutes: i64, skus: &[&str]) -> Product {
     }
 }
 
-fn order(n: u128, minutes: i64, status: OrderStatus, items: &[(&str, i32)]) -> Order {
+pub fn order(n: u128, minutes: i64, status: OrderStatus, items: &[(&str, i32)]) -> Order {
     Order {
         id: Uuid::from_u128(n),
         external_id: format!("ORD-{n}"),

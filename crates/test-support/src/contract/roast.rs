@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::green_lot::{kg, locations};
 use super::{all_pages, at, read, write, write_err};
 
-/// A roasted lot of `weight` kg, stored, made from a green lot the roast module does not need.
+/// A roasted lot of 16.5 kg, stored, made from a green lot the roast module does not need.
 pub fn roasted<S: Store>(
     store: &S,
     n: u128,
@@ -28,33 +28,56 @@ pub fn roasted<S: Store>(
 ) -> RoastedLot {
     write(store, |tx| {
         let number = tx.next_number("PR")?;
-        let lot = record_roast(
-            NewRoast {
-                name: format!("Roast {n}"),
-                location_id,
-                roasted_date,
-                weight: kg("16.5").into(),
-                profile_id: None,
-                projects: vec![],
-                external_id: external_id.map(Into::into),
-            },
-            vec![UsedSource {
-                lot: SourceInfo {
-                    lot_id: Uuid::from_u128(77),
-                    name: "Guji".into(),
-                    external_id: Some("ERP-77".into()),
-                },
-                stock: &mut Stock::new(kg("100"), roasted_date),
-                used: kg("20").into(),
-            }],
-            Uuid::from_u128(n),
-            number,
-            roasted_date,
-        )
-        .map_err(|e| StoreError::Internal(e.to_string()))?;
+        let lot = RoastedLot {
+            external_id: external_id.map(Into::into),
+            ..roast(n, number, location_id, roasted_date, &[(77, "20")])
+        };
         tx.insert_roasted_lot(&lot)?;
         Ok(lot)
     })
+}
+
+/// Roasted lot `n` of 16.5 kg (not stored), numbered `number`, roasted at `roasted_date` from
+/// these green lots: `(green lot n, kilograms used)`, in that order.
+pub fn roast(
+    n: u128,
+    number: i64,
+    location_id: Uuid,
+    roasted_date: DateTime<Utc>,
+    sources: &[(u128, &str)],
+) -> RoastedLot {
+    let mut stocks: Vec<Stock> = sources
+        .iter()
+        .map(|_| Stock::new(kg("100"), roasted_date))
+        .collect();
+    record_roast(
+        NewRoast {
+            name: format!("Roast {n}"),
+            location_id,
+            roasted_date,
+            weight: kg("16.5").into(),
+            profile_id: None,
+            projects: vec![],
+            external_id: None,
+        },
+        sources
+            .iter()
+            .zip(stocks.iter_mut())
+            .map(|((source, used), stock)| UsedSource {
+                lot: SourceInfo {
+                    lot_id: Uuid::from_u128(*source),
+                    name: format!("Green {source}"),
+                    external_id: Some(format!("ERP-{source}")),
+                },
+                stock,
+                used: kg(used).into(),
+            })
+            .collect(),
+        Uuid::from_u128(n),
+        number,
+        roasted_date,
+    )
+    .unwrap()
 }
 
 pub fn roasted_lots_stock_write_back_and_listing<S: Store>(store: S) {
@@ -255,4 +278,13 @@ pub fn roast_details_by_ids_answer_each_stored_lot_once<S: Store>(store: S) {
     found.sort_by_key(|(id, _)| *id);
     assert_eq!(found, vec![(a.id, full_details("Ana")), (b.id, sparse)]);
     assert_eq!(read(&store, |tx| tx.roast_details_by_ids(&[])), vec![]);
+}
+
+/// Curves of 10,000 points each store and load whole, in order.
+pub fn long_curves_store_whole<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let a = roasted(&store, 1, here.id, at(0), None);
+    let curves = vec![curve("BT", 10_000), curve("ET", 10_000)];
+    write(&store, |tx| tx.insert_roast_curves(a.id, &curves));
+    assert_eq!(read(&store, |tx| tx.roast_curves(a.id)), curves);
 }

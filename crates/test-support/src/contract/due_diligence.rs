@@ -1,0 +1,160 @@
+//! Due diligence of green lots, and which green lots are source lots.
+
+use roastery_domain::due_diligence::{
+    DueDiligence, DueDiligenceDraft, DueDiligenceInput, SourceLot, StatementInput, SupplierInput,
+};
+use roastery_domain::green_lot::GreenLot;
+use roastery_domain::ledger::EntryKind;
+use roastery_domain::stock::{LotKind, TypedLotRef};
+use roastery_ports::repo::{DueDiligenceRepo, GreenLotRepo, TraceRepo};
+use roastery_ports::{Store, StoreError};
+use uuid::Uuid;
+
+use super::green_lot::{green_lot, locations};
+use super::ledger::entry;
+use super::{at, read, write, write_err};
+
+/// A due diligence of plots in `country`, decided at `minutes`, with a statement when given.
+pub fn due_diligence(country: &str, statement: Option<&str>, minutes: i64) -> DueDiligence {
+    DueDiligenceDraft::parse(DueDiligenceInput {
+        country_of_production: country.into(),
+        production_from: "2025-10-01".into(),
+        production_to: "2026-02-28".into(),
+        plots: r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.60,2.050]},"properties":{"Area":2}}]}"#.into(),
+        suppliers: vec![SupplierInput {
+            name: format!("Cooperative of {country}"),
+            country: Some(country.into()),
+            ..SupplierInput::default()
+        }],
+        statements: statement
+            .map(|reference| StatementInput {
+                reference_number: reference.into(),
+                verification_number: Some("K7R8LA90".into()),
+                kind: "DDS".into(),
+                role: "UPSTREAM".into(),
+            })
+            .into_iter()
+            .collect(),
+        hs_code: None,
+    })
+    .unwrap()
+    .decide(at(minutes))
+}
+
+pub fn due_diligence_is_replaced_whole_and_read_back_per_lot<S: Store>(store: S) {
+    let [here, there] = locations(&store);
+    let (g1, g2, g3) = (
+        green_lot(1, 0, &here),
+        green_lot(2, 0, &there),
+        GreenLot {
+            origin_id: Uuid::from_u128(77),
+            ..green_lot(3, 0, &here)
+        },
+    );
+    write(&store, |tx| {
+        [&g1, &g2, &g3]
+            .into_iter()
+            .try_for_each(|l| tx.insert_green_lot(l))
+    });
+    let (d1, d2) = (
+        due_diligence("CO", Some("25NLSN6LX69730"), 1),
+        due_diligence("BR", None, 2),
+    );
+    write(&store, |tx| {
+        tx.put_due_diligence(g1.id, &d1)?;
+        tx.put_due_diligence(g2.id, &d2)
+    });
+    let mut found = read(&store, |tx| {
+        tx.due_diligence_of(&[g2.id, g3.id, Uuid::from_u128(99), g1.id])
+    });
+    found.sort_by_key(|(id, _)| *id);
+    assert_eq!(
+        found,
+        vec![(g1.id, d1.clone()), (g2.id, d2.clone())],
+        "each lot that has one, as stored"
+    );
+    assert_eq!(read(&store, |tx| tx.due_diligence_of(&[])), vec![]);
+
+    // A second put replaces the first whole.
+    let replaced = due_diligence("ET", None, 5);
+    write(&store, |tx| tx.put_due_diligence(g1.id, &replaced));
+    assert_eq!(
+        read(&store, |tx| tx.due_diligence_of(&[g1.id])),
+        vec![(g1.id, replaced.clone())]
+    );
+    assert_eq!(
+        read(&store, |tx| tx.due_diligence_of(&[g2.id])),
+        vec![(g2.id, d2)],
+        "the other lot's is untouched"
+    );
+
+    // Only a stored green lot has one.
+    assert!(matches!(
+        write_err(&store, |tx| tx.put_due_diligence(
+            Uuid::from_u128(99),
+            &due_diligence("CO", None, 6)
+        )),
+        StoreError::Internal(_)
+    ));
+    assert_eq!(
+        read(&store, |tx| tx.due_diligence_of(&[Uuid::from_u128(99)])),
+        vec![]
+    );
+}
+
+fn source(lot: &GreenLot) -> SourceLot {
+    SourceLot {
+        id: lot.id,
+        lot_number: lot.number(),
+        number: lot.lot_number,
+        name: lot.name.clone(),
+    }
+}
+
+pub fn source_lots_are_imported_or_opened<S: Store>(store: S) {
+    let [here, there] = locations(&store);
+    // 1 is imported (its own origin); 2 came from 1; 3 and 4 came from a lot never stored, and
+    // 3 has an opening entry.
+    let g1 = green_lot(1, 0, &here);
+    let g2 = GreenLot {
+        origin_id: g1.id,
+        ..green_lot(2, 1, &there)
+    };
+    let g3 = GreenLot {
+        origin_id: Uuid::from_u128(77),
+        ..green_lot(3, 2, &here)
+    };
+    let g4 = GreenLot {
+        origin_id: Uuid::from_u128(77),
+        ..green_lot(4, 3, &there)
+    };
+    write(&store, |tx| {
+        [&g1, &g2, &g3, &g4]
+            .into_iter()
+            .try_for_each(|l| tx.insert_green_lot(l))
+    });
+    let lot = |l: &GreenLot| TypedLotRef {
+        id: l.id,
+        kind: LotKind::Green,
+    };
+    write(&store, |tx| {
+        tx.insert_ledger_entries(&[
+            entry(100, lot(&g3), EntryKind::Opening, "60.5", "60.5", None, 2),
+            entry(
+                101,
+                lot(&g4),
+                EntryKind::TransferIn,
+                "60.5",
+                "60.5",
+                None,
+                3,
+            ),
+        ])
+    });
+    let mut found = read(&store, |tx| {
+        tx.source_green_lots(&[g4.id, g3.id, g2.id, Uuid::from_u128(99), g1.id])
+    });
+    found.sort_by_key(|s| s.id);
+    assert_eq!(found, vec![source(&g1), source(&g3)]);
+    assert_eq!(read(&store, |tx| tx.source_green_lots(&[g2.id])), vec![]);
+}
