@@ -14,16 +14,15 @@ use roastery_ports::repo::{BlendRepo, StoreResult};
 use uuid::Uuid;
 
 use crate::error::OrStoreError;
-use crate::roast::{
-    SourceRow, SourceTuple, group_sources, projects_from_db, projects_to_db, weight_from_db,
-};
+use crate::lot_source::SourceTable;
+use crate::roast::{projects_from_db, projects_to_db, weight_from_db};
 use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 
 use crate::schema::*;
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = blended_lots)]
 struct BlendedLotRow {
     id: String,
@@ -75,57 +74,37 @@ impl BlendedLotRow {
 }
 
 impl DieselTx {
+    /// Turns lot rows into blended lots, loading all their sources in one query.
     fn blended_lots_with_sources(
         &mut self,
         rows: Vec<BlendedLotRow>,
     ) -> StoreResult<Vec<BlendedLot>> {
-        if rows.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-        let sources: Vec<SourceTuple> = blend_sources::table
-            .filter(blend_sources::blended_lot_id.eq_any(&ids))
-            .order((blend_sources::blended_lot_id, blend_sources::position))
-            .load(self.conn())
-            .store()?;
-        let mut by_lot = group_sources(sources, "blend source")?;
-        rows.into_iter()
-            .map(|row| {
-                let sources = by_lot.remove(&row.id).unwrap_or_default();
-                row.into_domain(sources)
-            })
-            .collect()
+        self.lots_with_sources(
+            SourceTable::Blend,
+            rows,
+            |r| r.id.as_str(),
+            BlendedLotRow::into_domain,
+        )
     }
 }
 
 impl BlendRepo for DieselTx {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
+        let item = self.blended_lot_item(lot)?;
         diesel::insert_into(blended_lots::table)
-            .values(BlendedLotRow::from_domain(lot)?)
+            .values((
+                BlendedLotRow::from_domain(lot)?,
+                blended_lots::listing_item.eq(item),
+            ))
             .execute(self.conn())
             .store()?;
-        let id = lot.id.to_string();
-        for (position, source) in lot.sources.iter().enumerate() {
-            let row = SourceRow::from_domain(source);
-            diesel::insert_into(blend_sources::table)
-                .values((
-                    blend_sources::blended_lot_id.eq(&id),
-                    blend_sources::position.eq(i32::try_from(position).unwrap_or(i32::MAX)),
-                    blend_sources::roasted_lot_id.eq(row.lot_id),
-                    blend_sources::name.eq(row.name),
-                    blend_sources::external_id.eq(row.external_id),
-                    blend_sources::used_micros.eq(row.used_micros),
-                    blend_sources::used_unit.eq(row.used_unit),
-                ))
-                .execute(self.conn())
-                .store()?;
-        }
-        Ok(())
+        self.insert_sources(SourceTable::Blend, lot.id, &lot.sources)
     }
 
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
         let rows: Vec<BlendedLotRow> = blended_lots::table
+            .select(BlendedLotRow::as_select())
             .filter(blended_lots::id.eq(id.to_string()))
             .load(self.conn())
             .store()?;
@@ -139,8 +118,10 @@ impl BlendRepo for DieselTx {
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
+        let item = self.blended_lot_item(lot)?;
         diesel::update(blended_lots::table.find(lot.id.to_string()))
             .set((
+                blended_lots::listing_item.eq(item),
                 blended_lots::weight_micros.eq(lot.stock.weight().micros()),
                 blended_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
                 blended_lots::last_modified_at.eq(to_db(lot.last_modified_at)),
@@ -155,7 +136,9 @@ impl BlendRepo for DieselTx {
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Page<BlendedLot>> {
-        let mut query = blended_lots::table.into_boxed();
+        let mut query = blended_lots::table
+            .select(BlendedLotRow::as_select())
+            .into_boxed();
         if let Some(from) = from {
             query = query.filter(blended_lots::blended_date.ge(to_db(from)));
         }

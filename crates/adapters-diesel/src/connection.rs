@@ -292,6 +292,9 @@ pub(crate) fn pool(url: &DatabaseUrl, options: &PoolOptions) -> Result<Pool, Sto
         // Connections open when asked for, never in the background: a pool thread still
         // connecting while a one-shot command exits has crashed libpq's TLS at exit.
         .min_idle(Some(0))
+        // No `SELECT 1` before each unit of work (a round trip each on PostgreSQL): a connection
+        // that broke is known by its failed statement and discarded when it returns to the pool.
+        .test_on_check_out(false)
         .connection_timeout(options.connection_timeout)
         .connection_customizer(Box::new(SessionSettings {
             postgres: postgres_session(options),

@@ -34,7 +34,7 @@ const ONE_ACTIVE_PER_LOCATION: [&str; 2] = [
     "green_lots.origin_id, green_lots.location_id",
 ];
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = green_lots)]
 struct GreenLotRow {
     id: String,
@@ -213,8 +213,12 @@ fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
 impl GreenLotRepo for DieselTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
+        let item = self.green_lot_item(lot)?;
         match diesel::insert_into(green_lots::table)
-            .values(GreenLotRow::from_domain(lot)?)
+            .values((
+                GreenLotRow::from_domain(lot)?,
+                green_lots::listing_item.eq(item),
+            ))
             .execute(self.conn())
             .store()
         {
@@ -232,8 +236,9 @@ impl GreenLotRepo for DieselTx {
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let change = GreenLotRow::from_domain(lot)?.change();
+        let item = self.green_lot_item(lot)?;
         let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
-            .set(change)
+            .set((change, green_lots::listing_item.eq(item)))
             .execute(self.conn())
             .store()?;
         if updated == 0 {
@@ -248,6 +253,7 @@ impl GreenLotRepo for DieselTx {
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
         green_lots::table
             .find(id.to_string())
+            .select(GreenLotRow::as_select())
             .first::<GreenLotRow>(self.conn())
             .optional()
             .store()?
@@ -288,6 +294,7 @@ impl GreenLotRepo for DieselTx {
         for chunk in ids.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
             let rows: Vec<GreenLotRow> = green_lots::table
+                .select(GreenLotRow::as_select())
                 .filter(green_lots::id.eq_any(keys))
                 .load(self.conn())
                 .store()?;
@@ -302,6 +309,7 @@ impl GreenLotRepo for DieselTx {
     fn green_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<GreenLot>> {
         green_lots::table
             .filter(green_lots::external_id.eq(external_id))
+            .select(GreenLotRow::as_select())
             .first::<GreenLotRow>(self.conn())
             .optional()
             .store()?
@@ -318,6 +326,7 @@ impl GreenLotRepo for DieselTx {
             .filter(green_lots::origin_id.eq(origin_id.to_string()))
             .filter(green_lots::location_id.eq(location_id.to_string()))
             .filter(green_lots::consumed_at.is_null())
+            .select(GreenLotRow::as_select())
             .first::<GreenLotRow>(self.conn())
             .optional()
             .store()?
@@ -330,7 +339,9 @@ impl GreenLotRepo for DieselTx {
         modified_from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Page<GreenLot>> {
-        let mut query = green_lots::table.into_boxed();
+        let mut query = green_lots::table
+            .select(GreenLotRow::as_select())
+            .into_boxed();
         if let Some(from) = modified_from {
             query = query.filter(green_lots::last_modified_date.ge(to_db(from)));
         }

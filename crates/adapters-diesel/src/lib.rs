@@ -44,8 +44,10 @@ mod due_diligence;
 mod error;
 mod event;
 mod green;
+mod listing;
 mod location;
 mod lock;
+mod lot_source;
 mod migrate;
 mod order;
 mod physical;
@@ -64,5 +66,6 @@ mod trace;
 pub use connection::{
     AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name, redact,
 };
+pub use listing::{Rendered, StaleItem};
 pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};

@@ -34,6 +34,19 @@ impl LocationRow {
     }
 }
 
+impl DieselTx {
+    /// Keeps a location read for later reads, unless this unit of work created it (it may
+    /// still roll back).
+    fn keep_location(&self, location: &Location) {
+        if !self
+            .changes
+            .contains(Subject::new(Resource::Location, location.id))
+        {
+            self.references.keep_location(location);
+        }
+    }
+}
+
 impl LocationRepo for DieselTx {
     fn insert_location(&mut self, l: &Location) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::Location, l.id), Change::Created);
@@ -50,24 +63,46 @@ impl LocationRepo for DieselTx {
     }
 
     fn location(&mut self, id: Uuid) -> StoreResult<Option<Location>> {
-        locations::table
+        if let Some(known) = self.references.location(id) {
+            return Ok(Some(known));
+        }
+        let found = locations::table
             .find(id.to_string())
             .first::<LocationRow>(self.conn())
             .optional()
             .store()?
             .map(LocationRow::into_domain)
-            .transpose()
+            .transpose()?;
+        if let Some(location) = &found {
+            self.keep_location(location);
+        }
+        Ok(found)
     }
 
     fn locations_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Location>> {
-        let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        locations::table
-            .filter(locations::id.eq_any(keys))
+        let mut found = Vec::with_capacity(ids.len());
+        let mut unknown = Vec::new();
+        for id in ids {
+            match self.references.location(*id) {
+                Some(known) => found.push(known),
+                None => unknown.push(id.to_string()),
+            }
+        }
+        if unknown.is_empty() {
+            return Ok(found);
+        }
+        let read = locations::table
+            .filter(locations::id.eq_any(unknown))
             .load::<LocationRow>(self.conn())
             .store()?
             .into_iter()
             .map(LocationRow::into_domain)
-            .collect()
+            .collect::<StoreResult<Vec<_>>>()?;
+        for location in read {
+            self.keep_location(&location);
+            found.push(location);
+        }
+        Ok(found)
     }
 
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>> {

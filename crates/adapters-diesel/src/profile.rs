@@ -123,13 +123,25 @@ impl ProfileRepo for DieselTx {
     }
 
     fn profile(&mut self, id: Uuid) -> StoreResult<Option<Profile>> {
-        profiles::table
+        if let Some(known) = self.references.profile(id) {
+            return Ok(Some(known));
+        }
+        let found = profiles::table
             .find(id.to_string())
             .first::<ProfileRow>(self.conn())
             .optional()
             .store()?
             .map(ProfileRow::into_domain)
-            .transpose()
+            .transpose()?;
+        // A profile never changes once stored; one this unit of work created may roll back.
+        if let Some(profile) = &found
+            && !self
+                .changes
+                .contains(Subject::new(Resource::Profile, profile.id))
+        {
+            self.references.keep_profile(profile);
+        }
+        Ok(found)
     }
 
     fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>> {

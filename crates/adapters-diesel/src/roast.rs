@@ -7,7 +7,6 @@
 
 use roastery_domain::event::{Change, Resource, Subject};
 use roastery_ports::repo::EventRepo as _;
-use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
@@ -28,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::error::{OrStoreError, corrupt};
+use crate::lot_source::SourceTable;
 use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -68,37 +68,7 @@ pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult
     Weight::from_micros(micros, unit).map_err(|e| corrupt(what, e))
 }
 
-/// A source row of a roast or a blend, without its owner and position.
-pub(crate) struct SourceRow {
-    pub lot_id: String,
-    pub name: String,
-    pub external_id: Option<String>,
-    pub used_micros: i64,
-    pub used_unit: String,
-}
-
-impl SourceRow {
-    pub(crate) fn from_domain(s: &LotSource) -> Self {
-        Self {
-            lot_id: s.lot_id.to_string(),
-            name: s.name.clone(),
-            external_id: s.external_id.clone(),
-            used_micros: s.used_weight.micros(),
-            used_unit: s.used_weight.unit().as_str().to_owned(),
-        }
-    }
-
-    pub(crate) fn into_domain(self, what: &str) -> StoreResult<LotSource> {
-        Ok(LotSource {
-            lot_id: uuid(what, &self.lot_id)?,
-            used_weight: weight_from_db(what, self.used_micros, &self.used_unit)?,
-            name: self.name,
-            external_id: self.external_id,
-        })
-    }
-}
-
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = roasted_lots)]
 struct RoastedLotRow {
     id: String,
@@ -118,29 +88,6 @@ struct RoastedLotRow {
     #[diesel(deserialize_as = StoredInstant)]
     last_modified_at: NaiveDateTime,
     external_id: Option<String>,
-}
-
-/// A stored source row: owning lot id, position, source lot id, name, external id, used weight.
-pub(crate) type SourceTuple = (String, i32, String, String, Option<String>, i64, String);
-
-/// Groups source rows (ordered by lot and position) by the lot that used them.
-pub(crate) fn group_sources(
-    rows: Vec<SourceTuple>,
-    what: &str,
-) -> StoreResult<HashMap<String, Vec<LotSource>>> {
-    let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
-    for (lot_id, _, source_id, name, external_id, used_micros, used_unit) in rows {
-        let source = SourceRow {
-            lot_id: source_id,
-            name,
-            external_id,
-            used_micros,
-            used_unit,
-        }
-        .into_domain(what)?;
-        by_lot.entry(lot_id).or_default().push(source);
-    }
-    Ok(by_lot)
 }
 
 impl RoastedLotRow {
@@ -194,22 +141,12 @@ impl DieselTx {
         &mut self,
         rows: Vec<RoastedLotRow>,
     ) -> StoreResult<Vec<RoastedLot>> {
-        if rows.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-        let sources: Vec<SourceTuple> = roast_sources::table
-            .filter(roast_sources::roasted_lot_id.eq_any(&ids))
-            .order((roast_sources::roasted_lot_id, roast_sources::position))
-            .load(self.conn())
-            .store()?;
-        let mut by_lot = group_sources(sources, "roast source")?;
-        rows.into_iter()
-            .map(|row| {
-                let sources = by_lot.remove(&row.id).unwrap_or_default();
-                row.into_domain(sources)
-            })
-            .collect()
+        self.lots_with_sources(
+            SourceTable::Roast,
+            rows,
+            |r| r.id.as_str(),
+            RoastedLotRow::into_domain,
+        )
     }
 }
 
@@ -331,33 +268,23 @@ pub(crate) fn id_texts(ids: &[Uuid]) -> Vec<String> {
 impl RoastRepo for DieselTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
+        let item = self.roasted_lot_item(lot)?;
         diesel::insert_into(roasted_lots::table)
-            .values(RoastedLotRow::from_domain(lot)?)
+            .values((
+                RoastedLotRow::from_domain(lot)?,
+                roasted_lots::listing_item.eq(item),
+            ))
             .execute(self.conn())
             .store()?;
-        let id = lot.id.to_string();
-        for (position, source) in lot.sources.iter().enumerate() {
-            let row = SourceRow::from_domain(source);
-            diesel::insert_into(roast_sources::table)
-                .values((
-                    roast_sources::roasted_lot_id.eq(&id),
-                    roast_sources::position.eq(i32::try_from(position).unwrap_or(i32::MAX)),
-                    roast_sources::green_lot_id.eq(row.lot_id),
-                    roast_sources::name.eq(row.name),
-                    roast_sources::external_id.eq(row.external_id),
-                    roast_sources::used_micros.eq(row.used_micros),
-                    roast_sources::used_unit.eq(row.used_unit),
-                ))
-                .execute(self.conn())
-                .store()?;
-        }
-        Ok(())
+        self.insert_sources(SourceTable::Roast, lot.id, &lot.sources)
     }
 
     fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
+        let item = self.roasted_lot_item(lot)?;
         diesel::update(roasted_lots::table.find(lot.id.to_string()))
             .set((
+                roasted_lots::listing_item.eq(item),
                 roasted_lots::weight_micros.eq(lot.stock.weight().micros()),
                 roasted_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
                 roasted_lots::last_modified_at.eq(to_db(lot.last_modified_at)),
@@ -369,6 +296,7 @@ impl RoastRepo for DieselTx {
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
         let rows: Vec<RoastedLotRow> = roasted_lots::table
+            .select(RoastedLotRow::as_select())
             .filter(roasted_lots::id.eq(id.to_string()))
             .load(self.conn())
             .store()?;
@@ -389,6 +317,7 @@ impl RoastRepo for DieselTx {
 
     fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {
         let rows: Vec<RoastedLotRow> = roasted_lots::table
+            .select(RoastedLotRow::as_select())
             .filter(roasted_lots::external_id.eq(external_id))
             .load(self.conn())
             .store()?;
@@ -397,6 +326,7 @@ impl RoastRepo for DieselTx {
 
     fn roasted_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<RoastedLot>> {
         let rows: Vec<RoastedLotRow> = roasted_lots::table
+            .select(RoastedLotRow::as_select())
             .filter(roasted_lots::id.eq_any(id_texts(ids)))
             .load(self.conn())
             .store()?;
@@ -408,7 +338,9 @@ impl RoastRepo for DieselTx {
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Page<RoastedLot>> {
-        let mut query = roasted_lots::table.into_boxed();
+        let mut query = roasted_lots::table
+            .select(RoastedLotRow::as_select())
+            .into_boxed();
         if let Some(from) = from {
             query = query.filter(roasted_lots::roasted_date.ge(to_db(from)));
         }

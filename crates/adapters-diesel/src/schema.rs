@@ -71,6 +71,7 @@ diesel::table! {
         details -> Text,
         registration_date -> Timestamp,
         last_modified_date -> Timestamp,
+        listing_item -> Nullable<Text>,
     }
 }
 
@@ -103,6 +104,7 @@ diesel::table! {
         created_at -> Timestamp,
         last_modified_at -> Timestamp,
         external_id -> Nullable<Text>,
+        listing_item -> Nullable<Text>,
     }
 }
 
@@ -164,6 +166,7 @@ diesel::table! {
         projects -> Text,
         created_at -> Timestamp,
         last_modified_at -> Timestamp,
+        listing_item -> Nullable<Text>,
     }
 }
 

@@ -1,10 +1,12 @@
 //! The unit of work over a pooled connection.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::Connection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 
+use roastery_ports::listing::ListingRender;
 use roastery_ports::{AppError, Store, StoreError};
 
 use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool, PoolOptions};
@@ -23,7 +25,13 @@ pub struct DieselStore {
     url: DatabaseUrl,
     /// SQLite has one writer at a time anyway; queueing writers of this process here, before
     /// `BEGIN IMMEDIATE`, spares them SQLite's sleep-and-poll busy handler and its long tails.
-    sqlite_writers: std::sync::Arc<std::sync::Mutex<()>>,
+    sqlite_writers: Arc<std::sync::Mutex<()>>,
+    /// Renders the listing items writes store with their lots; without it they store none.
+    pub(crate) listing: Option<Arc<dyn ListingRender>>,
+    /// Locations and profiles read so far (they never change).
+    references: Arc<crate::listing::References>,
+    /// Tells this store's SQLite read connections (kept per thread) from another store's.
+    identity: Arc<()>,
 }
 
 impl std::fmt::Debug for DieselStore {
@@ -57,7 +65,18 @@ impl DieselStore {
             replica: None,
             url,
             sqlite_writers: Default::default(),
+            listing: None,
+            references: Default::default(),
+            identity: Arc::new(()),
         })
+    }
+
+    /// Writes store each lot's listing item, rendered by `render`, and items missing or of
+    /// another version are rendered now.
+    pub fn with_listing(mut self, render: Arc<dyn ListingRender>) -> Result<Self, AppError> {
+        self.listing = Some(render);
+        self.render_listing_items()?;
+        Ok(self)
     }
 
     pub fn backend(&self) -> Backend {
@@ -101,12 +120,18 @@ impl DieselStore {
 
     fn connection(&self, pool: &Pool) -> Result<DieselTx, StoreError> {
         pool.get()
-            .map(|conn| DieselTx {
-                conn,
-                lock_rows: false,
-                changes: Default::default(),
-            })
+            .map(|conn| self.tx(TxConnection::Pooled(conn)))
             .map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    fn tx(&self, conn: TxConnection) -> DieselTx {
+        DieselTx {
+            conn,
+            lock_rows: false,
+            changes: Default::default(),
+            listing: self.listing.clone(),
+            references: self.references.clone(),
+        }
     }
 
     fn run<T>(
@@ -195,6 +220,39 @@ impl Store for DieselStore {
         })
     }
 
+    fn read_statement<T>(
+        &self,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        match self.backend() {
+            // WAL readers never wait for the writer: a page is read on this thread's own
+            // connection, with no pool and no thread hand-off.
+            Backend::Sqlite => {
+                let conn = crate::listing::take_sqlite_reader(
+                    &self.identity,
+                    &connection::Manager {
+                        url: self.url.clone(),
+                    },
+                )?;
+                let mut tx = self.tx(TxConnection::Local(Box::new(conn)));
+                let outcome = work(&mut tx);
+                if let TxConnection::Local(conn) = tx.conn {
+                    crate::listing::give_back_sqlite_reader(&self.identity, *conn);
+                }
+                outcome
+            }
+            // One statement outside a transaction: one round trip.
+            Backend::Postgres => {
+                let mut tx = self.connection(self.replica.as_ref().unwrap_or(&self.pool))?;
+                work(&mut tx)
+            }
+        }
+    }
+
+    fn reads_inline(&self) -> bool {
+        self.backend() == Backend::Sqlite
+    }
+
     fn write<T>(
         &self,
         mut work: impl FnMut(&mut DieselTx) -> Result<T, AppError>,
@@ -238,13 +296,42 @@ fn jitter() -> u64 {
     RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
+/// A pooled connection, or a SQLite read connection kept by the thread that reads.
+pub(crate) enum TxConnection {
+    Pooled(r2d2::PooledConnection<connection::Manager>),
+    Local(Box<AnyConnection>),
+}
+
+impl std::ops::Deref for TxConnection {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        match self {
+            TxConnection::Pooled(c) => c,
+            TxConnection::Local(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for TxConnection {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        match self {
+            TxConnection::Pooled(c) => c,
+            TxConnection::Local(c) => c,
+        }
+    }
+}
+
 /// One transaction's access to the database.
 pub struct DieselTx {
-    pub(crate) conn: r2d2::PooledConnection<connection::Manager>,
+    pub(crate) conn: TxConnection,
     /// A PostgreSQL write unit of work: loaders of rows it may change lock them.
     pub(crate) lock_rows: bool,
     /// Changes noted by the repositories and not yet turned into events.
     pub(crate) changes: roastery_domain::event::Changes,
+    /// See [`DieselStore::with_listing`].
+    pub(crate) listing: Option<Arc<dyn ListingRender>>,
+    pub(crate) references: Arc<crate::listing::References>,
 }
 
 impl DieselTx {

@@ -1,4 +1,6 @@
-//! Roasted lots, details, curves, profiles and blends stored and loaded on SQLite and PostgreSQL.
+//! Roasts and blends under concurrency on SQLite and PostgreSQL: opposite lock orders, racing
+//! imports. What a store answers one unit of work at a time is the repository contract
+//! (`roastery_test_support::contract`), run on every store by `tests/contract.rs`.
 
 // Test code: a failed setup step or assertion should panic with its message.
 #![allow(
@@ -16,16 +18,12 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use roastery_adapters_diesel::DieselStore;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
-use roastery_domain::page::{Limit, PageRequest};
-use roastery_domain::profile::{Component, GreenLotRef, NewProfile, Profile};
 use roastery_domain::roast::{NewRoast, record_roast};
-use roastery_domain::roast_curve::{DataPoint, RoastCurve};
-use roastery_domain::roast_details::{RoastDetails, RoastDetailsDraft, Temperature, Time};
 use roastery_domain::roast_log::{LogWeight, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
@@ -33,7 +31,7 @@ use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
-use roastery_ports::repo::{BlendRepo, EventRepo, ProfileRepo, RoastRepo, SystemRepo};
+use roastery_ports::repo::{EventRepo, RoastRepo, SystemRepo};
 use roastery_ports::roast_log::ImportRoastLog;
 use roastery_ports::testing::{ManualClock, SequentialIds};
 use roastery_ports::{Roastery, Store};
@@ -96,20 +94,6 @@ fn roasted(
         .unwrap()
 }
 
-fn curve(name: &str, points: i64) -> RoastCurve {
-    RoastCurve::new(
-        name,
-        "CELSIUS",
-        (0..points)
-            .map(|i| DataPoint {
-                time_ms: i * 250,
-                value: Decimal::new(150_000 + i * 7, 3),
-            })
-            .collect(),
-    )
-    .unwrap()
-}
-
 /// The use cases over `store`, with a manual clock and one location, the roastery floor.
 fn floor(
     store: DieselStore,
@@ -128,188 +112,6 @@ fn floor(
         })
         .unwrap();
     (app, clock, location)
-}
-
-fn exercise(store: DieselStore) {
-    let (app, clock, location) = floor(store, Some("RST-01"));
-    let t0 = clock.now_value();
-    let a = roasted(&app, location.id, "Guji light", t0, "16.5");
-    let b = roasted(
-        &app,
-        location.id,
-        "Guji dark",
-        t0 + TimeDelta::hours(1),
-        "15",
-    );
-    let c = roasted(
-        &app,
-        location.id,
-        "Guji espresso",
-        t0 + TimeDelta::hours(2),
-        "17",
-    );
-
-    // Lots load exactly as stored, sources included.
-    let loaded = app.store().read(|tx| Ok(tx.roasted_lot(a.id)?)).unwrap();
-    assert_eq!(loaded.as_ref(), Some(&a));
-    assert_eq!(loaded.unwrap().weight_loss().unwrap().amount, kg("3.5"));
-
-    // Listing: newest first, `from` inclusive, keyset pages.
-    let first = PageRequest {
-        limit: Limit::parse(Some(2)).unwrap(),
-        after: None,
-    };
-    let page = app
-        .store()
-        .read(|tx| Ok(tx.list_roasted_lots(None, &first)?))
-        .unwrap();
-    let names: Vec<_> = page.items.iter().map(|l| l.name.as_str()).collect();
-    assert_eq!(names, ["Guji espresso", "Guji dark"]);
-    let next = PageRequest {
-        after: page.next,
-        ..first
-    };
-    let page = app
-        .store()
-        .read(|tx| Ok(tx.list_roasted_lots(None, &next)?))
-        .unwrap();
-    assert_eq!(page.items, vec![a.clone()]);
-    assert_eq!(page.next, None);
-    let from = app
-        .store()
-        .read(|tx| Ok(tx.list_roasted_lots(Some(b.roasted_date), &PageRequest::default())?))
-        .unwrap();
-    assert_eq!(from.items, vec![c.clone(), b.clone()]);
-
-    // Details with every field.
-    let details = RoastDetails::new(RoastDetailsDraft {
-        roast_technician: Some("Ana".into()),
-        note: Some("even development".into()),
-        start_temperature: Some(Temperature::parse(Decimal::from(200), "CELSIUS").unwrap()),
-        end_temperature: Some(Temperature::parse(Decimal::new(4215, 1), "FAHRENHEIT").unwrap()),
-        roast_value: Some(
-            roastery_domain::roast_details::RoastValue::parse(Decimal::from(62), "AGTRON_GOURMET")
-                .unwrap(),
-        ),
-        roast_value2: Some(
-            roastery_domain::roast_details::RoastValue::parse(Decimal::from(70), "TONINO").unwrap(),
-        ),
-        roast_duration: Some(Time::parse(Decimal::new(115, 1), "MINUTE").unwrap()),
-        first_crack_time: Some(Time::parse(Decimal::from(480), "SECOND").unwrap()),
-        color_change_time: Some(Time::parse(Decimal::from(270_000), "MILLISECOND").unwrap()),
-        machine: Some("Probat P12".into()),
-    })
-    .unwrap();
-    // Curves of 10,000 points each store and load whole, in order.
-    let curves = vec![curve("BT", 10_000), curve("ET", 10_000)];
-    app.store()
-        .write(|tx| {
-            tx.insert_roast_details(a.id, &details)?;
-            tx.insert_roast_curves(a.id, &curves)?;
-            Ok(())
-        })
-        .unwrap();
-    let loaded_curves = app.store().read(|tx| Ok(tx.roast_curves(a.id)?)).unwrap();
-    assert_eq!(loaded_curves, curves);
-    let found = app
-        .store()
-        .read(|tx| Ok(tx.roast_details_by_ids(&[b.id, a.id])?))
-        .unwrap();
-    assert_eq!(found, vec![(a.id, details)]);
-
-    // Profiles keep their exact percentages and green lot names.
-    let profile = Profile::new(
-        NewProfile {
-            name: "House espresso".into(),
-            external_id: Some("PRF-1".into()),
-            profile_group: Some("Espresso".into()),
-            components: vec![
-                Component {
-                    percentage: Decimal::new(333_333, 4),
-                    green_lots: vec![GreenLotRef {
-                        id: Uuid::from_u128(77),
-                        name: "Guji".into(),
-                    }],
-                },
-                Component {
-                    percentage: Decimal::new(666_667, 4),
-                    green_lots: vec![GreenLotRef {
-                        id: Uuid::from_u128(78),
-                        name: "Huila".into(),
-                    }],
-                },
-            ],
-            reference_roast_id: Some(a.id),
-            projects: vec![],
-        },
-        Uuid::from_u128(500),
-        t0,
-    )
-    .unwrap();
-    app.store()
-        .write(|tx| {
-            tx.insert_profile(&profile)?;
-            // A fixture written past the use cases: no events for it.
-            drop(tx.take_changes());
-            Ok(())
-        })
-        .unwrap();
-    let loaded = app
-        .store()
-        .read(|tx| {
-            Ok((
-                tx.profiles_by_ids(&[profile.id, Uuid::from_u128(1)])?,
-                tx.profile_by_external_id("PRF-1")?,
-            ))
-        })
-        .unwrap();
-    assert_eq!(loaded, (vec![profile.clone()], Some(profile)));
-
-    // A blend takes roasted weight in one transaction and keeps its lineage.
-    let blend = app
-        .create_blend(CreateBlend {
-            name: "House blend".into(),
-            location_id: location.id,
-            blended_date: t0 + TimeDelta::hours(3),
-            roasted_lots: vec![(a.id, input("16.5")), (b.id, input("5"))],
-            projects: vec![],
-        })
-        .unwrap();
-    assert_eq!(blend.lot.stock.weight(), kg("21.5"));
-    assert_eq!(blend.location.external_id.as_deref(), Some("RST-01"));
-    let (a_after, b_after, stored) = app
-        .store()
-        .read(|tx| {
-            Ok((
-                tx.roasted_lot(a.id)?.unwrap(),
-                tx.roasted_lot(b.id)?.unwrap(),
-                tx.blended_lot(blend.lot.id)?,
-            ))
-        })
-        .unwrap();
-    assert!(a_after.stock.is_consumed());
-    assert_eq!(b_after.stock.weight(), kg("10"));
-    assert_eq!(stored.as_ref(), Some(&blend.lot));
-    assert_eq!(stored.unwrap().sources[1].lot_id, b.id);
-    let listed = app
-        .list_blended_lots(Some(t0), PageRequest::default())
-        .unwrap();
-    assert_eq!(listed.items, vec![blend]);
-}
-
-#[test]
-fn roasts_and_blends_round_trip_on_sqlite() {
-    let db = support::sqlite();
-    let store = DieselStore::open(&db.url, Some(2)).unwrap();
-    exercise(store);
-}
-
-#[test]
-fn roasts_and_blends_round_trip_on_postgres() {
-    let Some(db) = support::postgres("roast_store") else {
-        return;
-    };
-    exercise(DieselStore::open(&db.url, Some(2)).unwrap());
 }
 
 /// Blends naming the same two roasted lots in opposite orders, many side by side: every one is

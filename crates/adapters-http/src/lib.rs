@@ -15,6 +15,7 @@ mod decode;
 pub mod docs_page;
 pub mod error;
 pub mod fuzzing;
+pub mod listing;
 pub mod metrics;
 pub mod openapi;
 mod ops;

@@ -159,6 +159,11 @@ impl Changes {
         self.entries.is_empty()
     }
 
+    /// Whether `subject` was noted, created or changed.
+    pub fn contains(&self, subject: Subject) -> bool {
+        self.entries.iter().any(|(s, _)| *s == subject)
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

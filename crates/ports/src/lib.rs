@@ -15,6 +15,7 @@ pub mod due_diligence;
 pub mod error;
 pub mod event;
 pub mod green_lot;
+pub mod listing;
 pub mod location;
 pub mod lock;
 mod lot_sources;

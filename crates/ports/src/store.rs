@@ -8,6 +8,7 @@
 //! closure again, which is why it is `FnMut` and must not have effects outside the transaction.
 
 use crate::error::AppError;
+use crate::listing::ListingRepo;
 use crate::repo::*;
 
 /// Every repository, as one transaction sees them.
@@ -28,6 +29,7 @@ pub trait Repos:
     + DueDiligenceRepo
     + EventRepo
     + WebhookRepo
+    + ListingRepo
 {
 }
 
@@ -39,7 +41,6 @@ impl<T> Repos for T where
         + GreenLotRepo
         + RoastRepo
         + ProfileRepo
-        + ProfileRepo
         + BlendRepo
         + CuppingRepo
         + PhysicalRepo
@@ -49,6 +50,7 @@ impl<T> Repos for T where
         + DueDiligenceRepo
         + EventRepo
         + WebhookRepo
+        + ListingRepo
 {
 }
 
@@ -69,6 +71,23 @@ pub trait Store: Clone + Send + Sync + 'static {
         work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
         self.read(work)
+    }
+
+    /// Runs `work`, which issues a single statement (atomic on its own), without a
+    /// transaction around it: on PostgreSQL one round trip instead of three; a replica may
+    /// serve it as for [`Store::read_replica`]. For the listing read model's pages.
+    fn read_statement<T>(
+        &self,
+        work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        self.read_replica(work)
+    }
+
+    /// Whether [`Store::read_statement`] takes so little time, with no wait for a pooled
+    /// connection, that an async worker may run it itself instead of handing it to a thread
+    /// that may block (SQLite: a read on a connection of the calling thread).
+    fn reads_inline(&self) -> bool {
+        false
     }
 
     /// Runs `work` in a write transaction; commits on `Ok`, rolls back on `Err`, and retries

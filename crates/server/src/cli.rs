@@ -47,8 +47,9 @@ pub enum Command {
         #[command(subcommand)]
         command: SeedCommand,
     },
-    /// Audit the ledger: every lot's entries sum to its weight and consumed lots weigh zero.
-    /// Exits 1 naming each lot that disagrees.
+    /// Audit the ledger (every lot's entries sum to its weight and consumed lots weigh zero)
+    /// and the lots' stored listing items (each the one rendered from its lot now). Exits 1
+    /// naming each lot that disagrees.
     Verify,
     /// Print the genealogy of a lot.
     Trace {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use actix_web::web;
 use anyhow::Context;
 use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions, redact};
+use roastery_adapters_http::listing::WireListing;
 use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
@@ -32,7 +33,9 @@ pub fn open_roastery_with(
     options: &PoolOptions,
 ) -> anyhow::Result<Roastery<DieselStore>> {
     let store = DieselStore::open_with(url, options)
-        .with_context(|| format!("opening the database {}", redact(url)))?;
+        .with_context(|| format!("opening the database {}", redact(url)))?
+        .with_listing(Arc::new(WireListing))
+        .context("rendering the lots' listing items")?;
     Ok(Roastery::new(
         store,
         Arc::new(SystemClock),

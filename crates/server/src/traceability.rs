@@ -43,7 +43,32 @@ pub fn verify(app: &Roastery<DieselStore>, out: &mut impl Write) -> anyhow::Resu
             audit.lots_checked
         )?;
     }
-    Ok(audit.disagreeing.is_empty())
+    let (checked, stale) = app.store().check_listing_items()?;
+    for item in &stale {
+        writeln!(
+            out,
+            "{} {}: its stored listing item differs from the lot ({})",
+            item.kind,
+            item.id,
+            match &item.stored {
+                Some(_) => "stale",
+                None => "missing",
+            }
+        )?;
+    }
+    if stale.is_empty() {
+        writeln!(
+            out,
+            "ok: {checked} listing items, each the one rendered from its lot"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{} of {checked} listing items differ from their lots",
+            stale.len()
+        )?;
+    }
+    Ok(audit.disagreeing.is_empty() && stale.is_empty())
 }
 
 fn date(at: chrono::DateTime<chrono::Utc>) -> String {

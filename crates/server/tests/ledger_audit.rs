@@ -82,6 +82,11 @@ fn verify_names_a_lot_changed_behind_the_ledger(db: Db) {
         "{}",
         stdout(&clean)
     );
+    assert!(
+        stdout(&clean).contains("ok: 8 listing items, each the one rendered from its lot"),
+        "{}",
+        stdout(&clean)
+    );
 
     // A bag of the demo blend traces back to its green lots, as a spreadsheet and as JSON.
     let blend = first_id(&db, "blended_lots");
@@ -148,6 +153,15 @@ fn verify_names_a_lot_changed_behind_the_ledger(db: Db) {
     assert!(out.contains("PR-1 ("), "{out}");
     assert!(out.contains("but its ledger sums to"), "{out}");
     assert!(out.contains("1 of 8 lots disagree"), "{out}");
+    // The lot's stored listing item still shows the weight before the change: named too.
+    let roasted = first_id(&db, "roasted_lots");
+    assert!(
+        out.contains(&format!(
+            "roasted lot {roasted}: its stored listing item differs from the lot (stale)"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("1 of 8 listing items differ"), "{out}");
 
     // The ledger itself cannot be rewritten to hide it.
     assert!(

@@ -107,6 +107,12 @@ pub(super) async fn list_blended_lots<S: Store>(
         .and_then(|f| f.blended_date)
         .and_then(|d| d.from)
         .map(|i| i.0);
+    if let Some(stored) = ctx
+        .read(move |app| app.blended_lot_listing(from, page))
+        .await?
+    {
+        return ctx.stored_page("blendedLots", stored);
+    }
     let page = ctx
         .run(move |app| app.list_blended_lots(from, page))
         .await?;

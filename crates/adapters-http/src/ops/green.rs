@@ -375,6 +375,12 @@ pub(super) async fn list_green_lots<S: Store>(
         .and_then(|d| d.from)
         .map(|i| i.0);
     let page = ctx.page_request(&pagination)?;
+    if let Some(stored) = ctx
+        .read(move |app| app.green_lot_listing(from, page))
+        .await?
+    {
+        return ctx.stored_page("greenLots", stored);
+    }
     let page = ctx.run(move |app| app.list_green_lots(from, page)).await?;
     ctx.page(
         GreenLotsResult {

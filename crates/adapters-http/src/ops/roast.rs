@@ -3,13 +3,14 @@
 
 use actix_web::HttpResponse;
 use roastery_domain::measure::{Measure, Unit};
+use roastery_domain::page::Page;
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetailsDraft;
-use roastery_ports::Store;
 use roastery_ports::roast::{
     CurveDraft, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
 };
 use roastery_ports::roast_log::ImportRoastLog;
+use roastery_ports::{AppError, Roastery, Store};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -127,9 +128,25 @@ pub(super) async fn list_roasted_lots<S: Store>(
         .and_then(|f| f.roasted_date)
         .and_then(|d| d.from)
         .map(|i| i.0);
-    let page = ctx
-        .run(move |app| app.list_roasted_lots(from, page))
-        .await?;
+    roasted_lots_page(
+        ctx,
+        move |app| app.roasted_lot_listing(from, page),
+        move |app| app.list_roasted_lots(from, page),
+    )
+    .await
+}
+
+/// A page of roasted lots: their stored items when the store has them all, else from the
+/// domain.
+async fn roasted_lots_page<S: Store>(
+    ctx: Ctx<S>,
+    stored: impl FnOnce(&Roastery<S>) -> Result<Option<Page<String>>, AppError> + Send + 'static,
+    domain: impl FnOnce(&Roastery<S>) -> Result<Page<RoastedLotView>, AppError> + Send + 'static,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(stored) = ctx.read(stored).await? {
+        return ctx.stored_page("roastedLots", stored);
+    }
+    let page = ctx.run(domain).await?;
     ctx.page(
         RoastedLotsResult {
             roasted_lots: roasted_dtos(page.items)?,
@@ -159,15 +176,13 @@ pub(super) async fn roasted_lots_by_ids<S: Store>(
     let (filter, pagination) = decode::<ReadRequest<RoastedLotIdsFilter>>(body)?.into_parts();
     let ids = roasted_lot_ids(filter)?;
     let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.roasted_lots_by_ids(ids, page))
-        .await?;
-    ctx.page(
-        RoastedLotsResult {
-            roasted_lots: roasted_dtos(page.items)?,
-        },
-        page.next,
+    let asked = ids.clone();
+    roasted_lots_page(
+        ctx,
+        move |app| app.roasted_lot_listing_by_ids(asked, page),
+        move |app| app.roasted_lots_by_ids(ids, page),
     )
+    .await
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

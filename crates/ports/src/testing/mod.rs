@@ -9,6 +9,7 @@ mod cupping;
 mod event;
 pub use cupping::register_lot;
 mod green;
+mod listing;
 mod location;
 mod order;
 mod physical;
