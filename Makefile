@@ -54,7 +54,8 @@ deny:
 
 ## Load benchmark: seeds 100,000 green lots on SQLite and on PostgreSQL (a throw-away database),
 ## drives each scenario with wrk beside the bare actix-web + rustls server, and rewrites the table
-## in docs/performance.md. Needs wrk (apt-get install -y wrk). `make bench-quick`: 5,000 lots, 3 s.
+## of targets (each met or missed) and the table of scenarios in docs/performance.md. Needs wrk
+## (apt-get install -y wrk). `make bench-quick`: 5,000 lots, 3 s, both tables printed only.
 bench:
 	cargo build --release --locked -p roastery-server -p roastery-bench-bare
 	python3 benches/bench.py

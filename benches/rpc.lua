@@ -4,8 +4,10 @@
 --   BODY        the request body, sent as is
 --   TOKEN       bearer token (optional)
 --   CONTENT     Content-Type (default application/json)
---   MODE        "fixed" (default), "orders" (setOrders with 50 new orders per request) or
---               "lots" (a transfer from the next lot of the file LOTS, one id a line)
+--   MODE        "fixed" (default), "orders" (setOrders with 50 new orders per request),
+--               "lots" (a transfer from the next lot of the file LOTS, one id a line) or
+--               "weights" (setGreenLotWeight of the next lot of LOTS to 500.000-500.999 kg, a body as
+--               benches/distinct.lua builds; OPERATION must be inventory.green.setGreenLotWeight)
 --   DESTINATION location id for MODE=lots
 wrk.method = "POST"
 wrk.path = os.getenv("PATH_OVERRIDE") or ("/rpc/v1/" .. os.getenv("OPERATION"))
@@ -29,7 +31,7 @@ end
 init = function(args)
   -- Set by setup() as a global of this thread's interpreter.
   thread_id = thread_id or 0
-  if mode == "lots" then
+  if mode == "lots" or mode == "weights" then
     for line in io.lines(os.getenv("LOTS")) do
       table.insert(lots, line)
     end
@@ -56,6 +58,13 @@ request = function()
     return wrk.format(nil, nil, nil, string.format(
       '{"data":{"greenLotId":"%s","weight":{"amount":0.001,"unit":"KG"},"destinationLocationId":"%s"}}',
       lot, os.getenv("DESTINATION")))
+  elseif mode == "weights" then
+    local lot = lots[(counter % #lots) + 1]
+    -- A new weight on each pass over the lots (not one fixed weight per lot).
+    local grams = 500000 + (math.floor(counter / #lots) % 1000)
+    return wrk.format(nil, nil, nil, string.format(
+      '{"data":{"greenLotId":"%s","weight":{"amount":%d.%03d,"unit":"KG"}}}',
+      lot, math.floor(grams / 1000), grams % 1000))
   end
   return wrk.format()
 end
