@@ -100,9 +100,23 @@ both_databases! {
             let body = parse(&response.text().await.unwrap());
             assert_error(status, &body, 405, "invalid_request");
         }
-        // Outside /rpc/v1/ it is still 404, and a real operation still answers.
-        let response = app.http.post(format!("{}/rpc/v2/x", app.base)).body("{}").send().await.unwrap();
-        assert_eq!(response.status(), 404);
+        // Outside /rpc/v1/ it is still 404 (`/rpc/v1` itself and `/rpc/v1x` are outside), and
+        // a real operation still answers.
+        for path in ["/rpc/v2/x", "/rpc/v1", "/rpc/v1x", "/rpc/v1x/inventory.green.listGreenLots"] {
+            let response = app.http.post(format!("{}{path}", app.base))
+                .bearer_auth(&token)
+                .header("Content-Type", "application/json")
+                .body("{}").send().await.unwrap();
+            assert_eq!(response.status(), 404, "{path}");
+        }
+        // The OpenAPI document beside the operations is read with GET; POSTed it is no operation.
+        let response = app.http.get(format!("{}/rpc/v1/openapi.json", app.base)).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        let response = app.http.post(format!("{}/rpc/v1/openapi.json", app.base))
+            .bearer_auth(&token)
+            .header("Content-Type", "application/json")
+            .body("{}").send().await.unwrap();
+        assert_eq!(response.status(), 405);
         let (s, b) = app.call(&token, "inventory.green.listGreenLots", json!({})).await;
         assert_eq!(s, 200, "{b}");
     }

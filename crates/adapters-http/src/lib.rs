@@ -107,16 +107,17 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
         })
         .route("/healthz", web::get().to(health::<S>))
         .route("/oauth2/token", web::route().to(token::token::<S>))
-        .route("/rpc/v1/openapi.json", web::get().to(openapi_json))
         .route("/docs", web::get().to(docs_page::page));
     if state.metrics.is_some() {
         scope = scope.route("/metrics", web::get().to(metrics_page::<S>));
     }
     // Any path under /rpc/v1/ (empty, or with further segments) names an operation or none:
-    // unknown ones answer 405 like any unknown operation.
-    let scope = scope
-        .route("/rpc/v1/{operation:.*}", web::route().to(rpc::rpc::<S>))
-        .default_service(web::to(not_found));
+    // unknown ones answer 405 like any unknown operation. A static prefix, not a path pattern:
+    // a pattern is a regular expression run on every call.
+    let rpc = web::scope(rpc::PREFIX)
+        .route("/openapi.json", web::get().to(openapi_json))
+        .default_service(web::to(rpc::rpc::<S>));
+    let scope = scope.service(rpc).default_service(web::to(not_found));
     cfg.app_data(state).service(scope);
 }
 
@@ -166,7 +167,10 @@ async fn openapi_json() -> HttpResponse {
         .body(json.clone())
 }
 
-async fn not_found(req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn not_found(
+    req: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     // Drained only so the connection stays usable; a short wait is enough.
     let _ = body::read_body(payload, body::MAX_BODY, std::time::Duration::from_secs(5)).await;
     Err(ApiError::not_found_path(req.path()))

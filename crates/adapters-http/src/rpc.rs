@@ -11,14 +11,20 @@ use crate::error::ApiError;
 use crate::ops::{Ctx, Operation};
 use crate::state::AppState;
 
+/// Where operations live; the path's rest after it and a slash names the operation.
+pub const PREFIX: &str = "/rpc/v1";
+
 pub async fn rpc<S: Store>(
     req: HttpRequest,
-    operation: web::Path<String>,
     payload: web::Payload,
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
+    // The scope matched `/rpc/v1` itself too, which names no operation at all.
+    let Some(operation) = req.match_info().unprocessed().strip_prefix('/') else {
+        return crate::not_found(req, payload).await;
+    };
     let found = if req.method() == Method::POST {
-        Operation::find(&operation).ok_or_else(|| {
+        Operation::find(operation).ok_or_else(|| {
             ApiError::method_not_allowed(format!("`{operation}` is not an operation of this API"))
         })
     } else {
