@@ -16,9 +16,13 @@
 //! parameter.
 
 use chrono::NaiveDateTime;
+use std::sync::LazyLock;
+
 use diesel::connection::TransactionManager;
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp, Untyped};
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::ledger::{Direction, Edge, EdgeKind, EntryKind, LedgerEntry, Reference};
 use roastery_domain::order::Order;
@@ -375,6 +379,50 @@ fn trace_parts_sql(direction: Direction) -> String {
     )
 }
 
+/// [`trace_parts_sql`] for `direction`, written once.
+fn trace_parts_statement(direction: Direction) -> &'static str {
+    static DOWNSTREAM: LazyLock<String> = LazyLock::new(|| trace_parts_sql(Direction::Downstream));
+    static UPSTREAM: LazyLock<String> = LazyLock::new(|| trace_parts_sql(Direction::Upstream));
+    match direction {
+        Direction::Downstream => &DOWNSTREAM,
+        Direction::Upstream => &UPSTREAM,
+    }
+}
+
+/// [`trace_parts_sql`] with the lot id bound at each `$1`, as a statement Diesel prepares once
+/// per connection and keeps: `sql_query` is never kept, so PostgreSQL would parse and plan the
+/// whole recursive statement on every trace (about 1 ms), while a kept one is planned for good
+/// once its plan no longer depends on the id.
+struct PreparedTrace {
+    sql: &'static str,
+    lot_id: String,
+}
+
+impl QueryId for PreparedTrace {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for PreparedTrace {
+    type SqlType = Untyped;
+}
+
+impl QueryFragment<Pg> for PreparedTrace {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let mut parts = self.sql.split("$1");
+        if let Some(first) = parts.next() {
+            out.push_sql(first);
+        }
+        for part in parts {
+            out.push_bind_param::<Text, _>(&self.lot_id)?;
+            out.push_sql(part);
+        }
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<PgConnection> for PreparedTrace {}
+
 /// The one row of [`trace_parts_sql`].
 #[derive(QueryableByName)]
 struct TracePartsRow {
@@ -705,10 +753,12 @@ impl TraceRepo for DieselTx {
         match self.conn() {
             // One statement: one round trip, and one snapshot without a transaction.
             AnyConnection::Postgresql(c) => {
-                let row: TracePartsRow = diesel::sql_query(trace_parts_sql(direction))
-                    .bind::<Text, _>(lot_id.to_string())
-                    .get_result(c)
-                    .store()?;
+                let row: TracePartsRow = PreparedTrace {
+                    sql: trace_parts_statement(direction),
+                    lot_id: lot_id.to_string(),
+                }
+                .get_result(c)
+                .store()?;
                 trace_parts_of(lot_id, row)
             }
             // An embedded database costs no round trips: the parts are read one query each,

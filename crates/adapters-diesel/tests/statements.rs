@@ -40,13 +40,19 @@ use uuid::Uuid;
 thread_local! {
     /// The SQL of every statement this thread started, in order.
     static STATEMENTS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// The SQL of every statement this thread prepared and kept for its connection.
+    static KEPT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 fn recording() -> Option<Box<dyn Instrumentation>> {
-    Some(Box::new(|event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { query, .. } = event {
+    Some(Box::new(|event: InstrumentationEvent<'_>| match event {
+        InstrumentationEvent::StartQuery { query, .. } => {
             STATEMENTS.with(|s| s.borrow_mut().push(query.to_string()));
         }
+        InstrumentationEvent::CacheQuery { sql, .. } => {
+            KEPT.with(|s| s.borrow_mut().push(sql.to_owned()));
+        }
+        _ => {}
     }))
 }
 
@@ -60,6 +66,13 @@ fn sql_of(work: impl FnOnce()) -> Vec<String> {
     let before = STATEMENTS.with(|s| s.borrow().len());
     work();
     STATEMENTS.with(|s| s.borrow().get(before..).unwrap_or_default().to_vec())
+}
+
+/// The statements `work` prepared and kept on this thread.
+fn kept_by(work: impl FnOnce()) -> Vec<String> {
+    let before = KEPT.with(|s| s.borrow().len());
+    work();
+    KEPT.with(|s| s.borrow().get(before..).unwrap_or_default().to_vec())
 }
 
 fn statements_of(work: impl FnOnce()) -> usize {
@@ -202,6 +215,40 @@ fn a_trace_is_one_statement_on_postgresql_and_one_transaction_on_sqlite() {
             eprintln!("PostgreSQL trace: {} statements", statements.len());
             assert_eq!(statements.len(), 1, "{statements:#?}");
             assert!(!is_transaction_control(&statements[0]), "{statements:#?}");
+        }
+    }
+}
+
+/// A PostgreSQL trace's statement is prepared once per connection and kept: the first trace of
+/// each direction prepares it, the next ones (past the five after which PostgreSQL may keep one
+/// plan) prepare nothing, and all answer the same.
+#[test]
+fn a_trace_statement_is_prepared_once_per_connection_on_postgresql() {
+    record_statements();
+    let Some(db) = support::postgres("trace_prepared") else {
+        return;
+    };
+    let store = DieselStore::open(&db.url, Some(1)).unwrap();
+    let g = genealogy(&store);
+    let app = Roastery::new(
+        store,
+        Arc::new(ManualClock::default()),
+        Arc::new(SequentialIds::default()),
+    );
+    let green = g.green[0].id;
+    for direction in [Direction::Downstream, Direction::Upstream] {
+        let mut first = None;
+        let kept = kept_by(|| first = Some(app.trace_lot(green, direction).unwrap()));
+        assert_eq!(
+            kept.iter().filter(|sql| sql.contains("RECURSIVE")).count(),
+            1,
+            "{direction:?}: {kept:#?}"
+        );
+        for _ in 0..8 {
+            let mut again = None;
+            let kept = kept_by(|| again = Some(app.trace_lot(green, direction).unwrap()));
+            assert!(kept.is_empty(), "{direction:?}: prepared again: {kept:#?}");
+            assert_eq!(again, first, "{direction:?}");
         }
     }
 }
