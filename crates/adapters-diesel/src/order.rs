@@ -32,7 +32,9 @@ use crate::time::{from_db, to_db};
 
 use crate::schema::*;
 
-#[derive(Queryable, Insertable)]
+/// Also read from JSON (a trace's one statement): its timestamps as PostgreSQL writes them there,
+/// ISO 8601 with microseconds, which is every digit a timestamp column keeps.
+#[derive(Queryable, Insertable, serde::Deserialize)]
 #[diesel(table_name = orders)]
 // None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
 #[diesel(treat_none_as_default_value = false)]
@@ -48,9 +50,9 @@ pub(crate) struct OrderRow {
     shipped_date: Option<chrono::NaiveDateTime>,
 }
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, Insertable, serde::Deserialize)]
 #[diesel(table_name = shipments)]
-struct ShipmentRow {
+pub(crate) struct ShipmentRow {
     order_id: String,
     position: i32,
     sku: String,
@@ -76,11 +78,11 @@ fn shipment(row: ShipmentRow) -> StoreResult<Shipment> {
     })
 }
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, Insertable, serde::Deserialize)]
 #[diesel(table_name = order_items)]
 // None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
 #[diesel(treat_none_as_default_value = false)]
-struct ItemRow {
+pub(crate) struct ItemRow {
     order_id: String,
     position: i32,
     sku: String,
@@ -107,12 +109,49 @@ fn item_rows<'a>(orders: impl IntoIterator<Item = &'a Order>) -> StoreResult<Vec
         .collect()
 }
 
+/// The order of `row`, with the rows of its items and shipments, each in position order.
+pub(crate) fn order(
+    row: OrderRow,
+    items: Vec<ItemRow>,
+    shipments: Vec<ShipmentRow>,
+) -> StoreResult<Order> {
+    Ok(Order {
+        id: uuid("order", &row.id)?,
+        items: items
+            .into_iter()
+            .map(|item| {
+                Ok(OrderItem {
+                    sku: Sku::parse(&item.sku).map_err(|e| corrupt("order item", e))?,
+                    quantity: item.quantity,
+                })
+            })
+            .collect::<StoreResult<_>>()?,
+        shipments: shipments
+            .into_iter()
+            .map(shipment)
+            .collect::<StoreResult<_>>()?,
+        shipped_date: row.shipped_date.map(from_db),
+        external_id: row.external_id,
+        order_date: from_db(row.order_date),
+        customer: row.customer,
+        customer_type: row
+            .customer_type
+            .as_deref()
+            .map(CustomerType::parse)
+            .transpose()
+            .map_err(|e| corrupt("order", e))?,
+        status: OrderStatus::parse(&row.status).map_err(|e| corrupt("order", e))?,
+        created_at: from_db(row.created_at),
+        updated_at: from_db(row.updated_at),
+    })
+}
+
 impl DieselTx {
     /// Orders of these rows with their items, in the order of the rows.
     pub(crate) fn with_items(&mut self, rows: Vec<OrderRow>) -> StoreResult<Vec<Order>> {
         let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-        let mut items: HashMap<String, Vec<OrderItem>> = HashMap::new();
-        let mut shipped: HashMap<String, Vec<Shipment>> = HashMap::new();
+        let mut items: HashMap<String, Vec<ItemRow>> = HashMap::new();
+        let mut shipped: HashMap<String, Vec<ShipmentRow>> = HashMap::new();
         for chunk in ids.chunks(CHUNK) {
             let found: Vec<ShipmentRow> = shipments::table
                 .filter(shipments::order_id.eq_any(chunk))
@@ -120,10 +159,7 @@ impl DieselTx {
                 .load(self.conn())
                 .store()?;
             for row in found {
-                shipped
-                    .entry(row.order_id.clone())
-                    .or_default()
-                    .push(shipment(row)?);
+                shipped.entry(row.order_id.clone()).or_default().push(row);
             }
             let found: Vec<ItemRow> = order_items::table
                 .filter(order_items::order_id.eq_any(chunk))
@@ -131,32 +167,14 @@ impl DieselTx {
                 .load(self.conn())
                 .store()?;
             for row in found {
-                items.entry(row.order_id).or_default().push(OrderItem {
-                    sku: Sku::parse(&row.sku).map_err(|e| corrupt("order item", e))?,
-                    quantity: row.quantity,
-                });
+                items.entry(row.order_id.clone()).or_default().push(row);
             }
         }
         rows.into_iter()
             .map(|row| {
-                Ok(Order {
-                    id: uuid("order", &row.id)?,
-                    items: items.remove(&row.id).unwrap_or_default(),
-                    shipments: shipped.remove(&row.id).unwrap_or_default(),
-                    shipped_date: row.shipped_date.map(from_db),
-                    external_id: row.external_id,
-                    order_date: from_db(row.order_date),
-                    customer: row.customer,
-                    customer_type: row
-                        .customer_type
-                        .as_deref()
-                        .map(CustomerType::parse)
-                        .transpose()
-                        .map_err(|e| corrupt("order", e))?,
-                    status: OrderStatus::parse(&row.status).map_err(|e| corrupt("order", e))?,
-                    created_at: from_db(row.created_at),
-                    updated_at: from_db(row.updated_at),
-                })
+                let items = items.remove(&row.id).unwrap_or_default();
+                let shipments = shipped.remove(&row.id).unwrap_or_default();
+                order(row, items, shipments)
             })
             .collect()
     }

@@ -83,7 +83,7 @@ impl DieselStore {
         self.url.backend()
     }
 
-    /// Serves listings and by-ids reads from the PostgreSQL replica at `read_url` (no
+    /// Serves listings, by-ids reads and traces from the PostgreSQL replica at `read_url` (no
     /// migrations run there: they reach it from the primary).
     /// How many connections this store may hold open at once (both pools). More units of work
     /// at a time than this only wait for a connection.

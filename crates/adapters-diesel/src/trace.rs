@@ -6,30 +6,44 @@
 //! the ledger too) and shipments. `UNION` (not `UNION ALL`) in the recursive part drops edges
 //! already reached, so weight moved back and forth between two lots cannot loop.
 //!
+//! On PostgreSQL everything a trace shows (that query, the lots, locations, orders and cuppings
+//! it reaches) is one statement answering one row of JSON ([`trace_parts_sql`]): one round trip,
+//! one snapshot with no transaction. SQLite, in process, reads the parts one query each inside
+//! one read transaction.
+//!
 //! Raw SQL here interpolates only ids that are [`Uuid`] values (hex digits and dashes) and fixed
-//! words, so nothing a client sends reaches the statement text.
+//! words, so nothing a client sends reaches the statement text; the trace's lot id is a bind
+//! parameter.
 
 use chrono::NaiveDateTime;
+use std::sync::LazyLock;
+
+use diesel::connection::TransactionManager;
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp};
-use roastery_domain::cupping::Cupping;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp, Untyped};
+use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::ledger::{Direction, Edge, EdgeKind, EntryKind, LedgerEntry, Reference};
 use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::reference::LocationRef;
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
-use crate::order::OrderRow;
+use crate::order::{ItemRow, OrderRow, ShipmentRow};
 use crate::product::CHUNK;
 use crate::row::uuid;
 use crate::schema::{ledger_entries, orders, shipments};
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
+
+type Tm = <AnyConnection as Connection>::TransactionManager;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = ledger_entries)]
@@ -96,7 +110,8 @@ fn entry(row: EntryRow) -> StoreResult<LedgerEntry> {
     })
 }
 
-#[derive(QueryableByName)]
+/// Also read from JSON (a trace's one statement on PostgreSQL), like [`crate::order::OrderRow`].
+#[derive(QueryableByName, serde::Deserialize)]
 struct EdgeRow {
     #[diesel(sql_type = Text)]
     from_id: String,
@@ -116,7 +131,7 @@ struct EdgeRow {
     at: NaiveDateTime,
 }
 
-#[derive(QueryableByName)]
+#[derive(QueryableByName, serde::Deserialize)]
 struct LotRow {
     #[diesel(sql_type = Text)]
     id: String,
@@ -245,6 +260,17 @@ fn trace_sql(postgres: bool, start: Uuid, direction: Direction) -> String {
 
 /// [`trace_sql`] from several starts at once (lots or orders: ids are unique across tables).
 fn trace_from_sql(postgres: bool, starts: &[Uuid], direction: Direction) -> String {
+    let reached = reached_sql(postgres, &format!("IN ({})", id_list(starts)), direction);
+    format!(
+        "WITH RECURSIVE {reached} \
+         SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
+           FROM reached ORDER BY at, edge_key"
+    )
+}
+
+/// The recursive relation `reached` of the edges of a trace from the lots or orders whose id
+/// meets `starts` (`IN (...)`), for a `WITH RECURSIVE` clause.
+fn reached_sql(postgres: bool, starts: &str, direction: Direction) -> String {
     let far = match direction {
         Direction::Downstream => "r.to_id",
         Direction::Upstream => "r.from_id",
@@ -256,7 +282,7 @@ fn trace_from_sql(postgres: bool, starts: &[Uuid], direction: Direction) -> Stri
             .collect::<Vec<_>>()
             .join(union)
     };
-    let first = each("", &format!("IN ({})", id_list(starts)), " UNION ALL ");
+    let first = each("", starts, " UNION ALL ");
     let next = if postgres {
         format!(
             "SELECT x.* FROM reached r CROSS JOIN LATERAL ({}) x",
@@ -266,13 +292,253 @@ fn trace_from_sql(postgres: bool, starts: &[Uuid], direction: Direction) -> Stri
         each("reached r, ", &format!("= {far}"), " UNION ")
     };
     format!(
-        "WITH RECURSIVE reached (from_id, from_type, to_id, to_type, kind, weight_micros, \
-                                 weight_unit, at, edge_key) AS ( \
+        "reached (from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at, \
+                  edge_key) AS ( \
              {first} UNION {next} \
-         ) \
-         SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
-           FROM reached ORDER BY at, edge_key"
+         )"
     )
+}
+
+/// The three lot tables: the kind of their lots and the table's name.
+const LOT_TABLES: [(LotKind, &str); 3] = [
+    (LotKind::Green, "green_lots"),
+    (LotKind::Roasted, "roasted_lots"),
+    (LotKind::Blended, "blended_lots"),
+];
+
+/// Everything a trace from the lot `$1` shows, in one PostgreSQL statement: one row whose
+/// columns are the start lot's type (NULL: no lot has this id) and JSON arrays (NULL: none) of
+/// the reached edges (in the order of [`trace_sql`]), the stored lots at their ends (with the
+/// columns of [`LotRow`]), those lots' locations, the orders shipped from them (with items and
+/// shipments, by order date) and their cupped coffees. Timestamps come as JSON writes them:
+/// ISO 8601 to the microsecond, all a timestamp column keeps, whatever `DateStyle` says.
+fn trace_parts_sql(direction: Direction) -> String {
+    let starts = LOT_TABLES
+        .iter()
+        .enumerate()
+        .map(|(pick, (kind, table))| {
+            format!(
+                "SELECT id, '{t}' AS lot_type, {pick} AS pick FROM {table} WHERE id = $1",
+                t = kind.reference_type()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ");
+    let lots = LOT_TABLES
+        .iter()
+        .map(|(kind, table)| {
+            format!(
+                "SELECT l.id, n.lot_type, l.lot_number, l.name, l.weight_micros, \
+                        l.weight_unit, l.location_id, l.consumed_at \
+                   FROM nodes n JOIN {table} l ON l.id = n.id WHERE n.lot_type = '{t}'",
+                t = kind.reference_type()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ");
+    let reached = reached_sql(true, "IN (SELECT id FROM start)", direction);
+    format!(
+        "WITH RECURSIVE \
+         start (id, lot_type) AS (SELECT id, lot_type FROM ({starts}) s ORDER BY pick LIMIT 1), \
+         {reached}, \
+         nodes (id, lot_type) AS ( \
+             SELECT id, lot_type FROM start \
+             UNION SELECT from_id, from_type FROM reached \
+             UNION SELECT to_id, to_type FROM reached WHERE to_type <> 'ORDER' \
+         ), \
+         lots AS ({lots}) \
+         SELECT (SELECT lot_type FROM start) AS start_type, \
+           CAST((SELECT json_agg(r ORDER BY r.at, r.edge_key) FROM reached r) AS TEXT) AS edges, \
+           CAST((SELECT json_agg(l) FROM lots l) AS TEXT) AS lots, \
+           CAST((SELECT json_agg(json_build_object('id', loc.id, 'external_id', loc.external_id)) \
+                   FROM locations loc WHERE loc.id IN (SELECT location_id FROM lots)) \
+                AS TEXT) AS locations, \
+           CAST((SELECT json_agg(json_build_object( \
+                     'order', o, \
+                     'items', (SELECT json_agg(i ORDER BY i.position) \
+                                 FROM (SELECT order_id, position, sku, quantity \
+                                         FROM order_items WHERE order_id = o.id) i), \
+                     'shipments', (SELECT json_agg(s ORDER BY s.position) \
+                                     FROM (SELECT order_id, position, sku, lot_id, lot_type, \
+                                                  lot_number, quantity, weight_micros, \
+                                                  weight_unit, shipped_date \
+                                             FROM shipments WHERE order_id = o.id) s) \
+                   ) ORDER BY o.order_date, o.id) \
+                   FROM (SELECT id, external_id, order_date, customer, customer_type, status, \
+                                created_at, updated_at, shipped_date \
+                           FROM orders \
+                          WHERE id IN (SELECT order_id FROM shipments \
+                                        WHERE lot_id IN (SELECT id FROM lots))) o) \
+                AS TEXT) AS orders, \
+           CAST((SELECT json_agg(json_build_object( \
+                     'id', c.id, 'cupping_number', c.cupping_number, 'state', c.state, \
+                     'position', cc.position, 'lot_id', cc.lot_id, 'lot_type', cc.lot_type)) \
+                   FROM cupped_coffees cc JOIN cuppings c ON c.id = cc.cupping_id \
+                  WHERE cc.lot_id IN (SELECT id FROM lots)) \
+                AS TEXT) AS cuppings"
+    )
+}
+
+/// [`trace_parts_sql`] for `direction`, written once.
+fn trace_parts_statement(direction: Direction) -> &'static str {
+    static DOWNSTREAM: LazyLock<String> = LazyLock::new(|| trace_parts_sql(Direction::Downstream));
+    static UPSTREAM: LazyLock<String> = LazyLock::new(|| trace_parts_sql(Direction::Upstream));
+    match direction {
+        Direction::Downstream => &DOWNSTREAM,
+        Direction::Upstream => &UPSTREAM,
+    }
+}
+
+/// [`trace_parts_sql`] with the lot id bound at each `$1`, as a statement Diesel prepares once
+/// per connection and keeps: `sql_query` is never kept, so PostgreSQL would parse and plan the
+/// whole recursive statement on every trace (about 1 ms), while a kept one is planned for good
+/// once its plan no longer depends on the id.
+struct PreparedTrace {
+    sql: &'static str,
+    lot_id: String,
+}
+
+impl QueryId for PreparedTrace {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for PreparedTrace {
+    type SqlType = Untyped;
+}
+
+impl QueryFragment<Pg> for PreparedTrace {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let mut parts = self.sql.split("$1");
+        if let Some(first) = parts.next() {
+            out.push_sql(first);
+        }
+        for part in parts {
+            out.push_bind_param::<Text, _>(&self.lot_id)?;
+            out.push_sql(part);
+        }
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<PgConnection> for PreparedTrace {}
+
+/// The one row of [`trace_parts_sql`].
+#[derive(QueryableByName)]
+struct TracePartsRow {
+    #[diesel(sql_type = Nullable<Text>)]
+    start_type: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    edges: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    lots: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    locations: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    orders: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    cuppings: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct LocationJson {
+    id: String,
+    external_id: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct OrderJson {
+    order: OrderRow,
+    items: Option<Vec<ItemRow>>,
+    shipments: Option<Vec<ShipmentRow>>,
+}
+
+#[derive(serde::Deserialize)]
+struct CuppedJson {
+    id: String,
+    cupping_number: i64,
+    state: String,
+    position: i32,
+    lot_id: String,
+    lot_type: String,
+}
+
+/// The rows of a JSON array column (NULL: none).
+fn json_rows<T: serde::de::DeserializeOwned>(
+    what: &str,
+    json: Option<String>,
+) -> StoreResult<Vec<T>> {
+    json.map_or(Ok(Vec::new()), |json| {
+        serde_json::from_str(&json).map_err(|e| corrupt(what, e))
+    })
+}
+
+fn trace_parts_of(lot_id: Uuid, row: TracePartsRow) -> StoreResult<Option<TraceParts>> {
+    let Some(start_type) = row.start_type else {
+        return Ok(None);
+    };
+    let edges = json_rows::<EdgeRow>("edge", row.edges)?
+        .into_iter()
+        .map(edge)
+        .collect::<StoreResult<_>>()?;
+    let lots = json_rows::<LotRow>("lot", row.lots)?
+        .into_iter()
+        .map(traced_lot)
+        .collect::<StoreResult<_>>()?;
+    let locations = json_rows::<LocationJson>("location", row.locations)?
+        .into_iter()
+        .map(|l| {
+            Ok(LocationRef {
+                id: uuid("location", &l.id)?,
+                external_id: l.external_id,
+            })
+        })
+        .collect::<StoreResult<_>>()?;
+    let orders = json_rows::<OrderJson>("order", row.orders)?
+        .into_iter()
+        .map(|o| {
+            let items = o.items.unwrap_or_default();
+            crate::order::order(o.order, items, o.shipments.unwrap_or_default())
+        })
+        .collect::<StoreResult<_>>()?;
+    let mut cupped = json_rows::<CuppedJson>("cupped coffee", row.cuppings)?
+        .into_iter()
+        .map(|c| {
+            let cupping = TracedCupping {
+                id: uuid("cupping", &c.id)?,
+                number: c.cupping_number,
+                state: CuppingState::parse(&c.state).map_err(|e| corrupt("cupping", e))?,
+                cupped_lot: lot_ref(&c.lot_id, &c.lot_type)?,
+            };
+            Ok((c.position, cupping))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    // By id as the other stores order them (a UUID's order, not the text collation's).
+    cupped.sort_by_key(|(position, c)| (c.id, *position));
+    Ok(Some(TraceParts {
+        start: lot_ref(&lot_id.to_string(), &start_type)?,
+        edges,
+        lots,
+        locations,
+        orders,
+        cuppings: cupped.into_iter().map(|(_, c)| c).collect(),
+    }))
+}
+
+fn traced_lot(r: LotRow) -> StoreResult<TracedLot> {
+    Ok(TracedLot {
+        lot: lot_ref(&r.id, &r.lot_type)?,
+        lot_number: r.lot_number,
+        name: r.name,
+        weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
+            .map_err(|e| corrupt("lot", e))?,
+        location_id: r
+            .location_id
+            .as_deref()
+            .map(|l| uuid("lot", l))
+            .transpose()?,
+        consumed_at: r.consumed_at.map(from_db),
+    })
 }
 
 fn edge(r: EdgeRow) -> StoreResult<Edge> {
@@ -426,19 +692,7 @@ impl TraceRepo for DieselTx {
             }
             let rows: Vec<LotRow> = self.load_sql(selects.join(" UNION ALL "))?;
             for r in rows {
-                found.push(TracedLot {
-                    lot: lot_ref(&r.id, &r.lot_type)?,
-                    lot_number: r.lot_number,
-                    name: r.name,
-                    weight: Weight::from_micros(r.weight_micros, unit(&r.weight_unit)?)
-                        .map_err(|e| corrupt("lot", e))?,
-                    location_id: r
-                        .location_id
-                        .as_deref()
-                        .map(|l| uuid("lot", l))
-                        .transpose()?,
-                    consumed_at: r.consumed_at.map(from_db),
-                });
+                found.push(traced_lot(r)?);
             }
         }
         Ok(found)
@@ -489,5 +743,52 @@ impl TraceRepo for DieselTx {
             cuppings.extend(self.cuppings_by_ids(chunk)?);
         }
         Ok(cuppings)
+    }
+
+    fn trace_parts(
+        &mut self,
+        lot_id: Uuid,
+        direction: Direction,
+    ) -> StoreResult<Option<TraceParts>> {
+        match self.conn() {
+            // One statement: one round trip, and one snapshot without a transaction.
+            AnyConnection::Postgresql(c) => {
+                let row: TracePartsRow = PreparedTrace {
+                    sql: trace_parts_statement(direction),
+                    lot_id: lot_id.to_string(),
+                }
+                .get_result(c)
+                .store()?;
+                trace_parts_of(lot_id, row)
+            }
+            // An embedded database costs no round trips: the parts are read one query each,
+            // in one read transaction so that they agree.
+            AnyConnection::Sqlite(_) => {
+                self.in_read_transaction(|tx| trace_parts_by_parts(tx, lot_id, direction))
+            }
+        }
+    }
+}
+
+impl DieselTx {
+    /// Runs `work` in a read transaction of its own (a savepoint inside a unit of work's).
+    fn in_read_transaction<T>(
+        &mut self,
+        work: impl FnOnce(&mut Self) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        Tm::begin_transaction(self.conn()).store()?;
+        match work(self) {
+            Ok(value) => {
+                Tm::commit_transaction(self.conn()).store()?;
+                Ok(value)
+            }
+            Err(err) => {
+                // A failed rollback leaves the connection broken; it is then discarded.
+                if let Err(rollback) = Tm::rollback_transaction(self.conn()) {
+                    tracing::warn!(error = %rollback, "rollback failed");
+                }
+                Err(err)
+            }
+        }
     }
 }

@@ -1,8 +1,10 @@
-//! Bulk calls cost a constant number of statements: a batch of 50 orders or products is written
-//! with as many SQL statements as a batch of 2, on both databases.
+//! What calls cost in statements: a batch of 50 orders or products is written with as many SQL
+//! statements as a batch of 2, and a trace is read with one statement on PostgreSQL (one
+//! transaction on SQLite), on both databases.
 //!
-//! Statements are counted by Diesel's instrumentation, installed as the default for every
-//! connection this test binary opens (one test per binary, so nothing else is counted).
+//! Statements are recorded by Diesel's instrumentation, installed as the default for every
+//! connection this test binary opens. Each thread records the statements it runs (a store runs
+//! a unit of work on the calling thread), so tests running at once do not see each other's.
 
 // Test code: a failed setup step or assertion should panic with its message.
 #![allow(
@@ -19,33 +21,62 @@
 
 use roastery_test_support::database as support;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::RefCell;
+use std::sync::{Arc, Once};
 
 use chrono::DateTime;
 use diesel::connection::{Instrumentation, InstrumentationEvent, set_default_instrumentation};
 use roastery_adapters_diesel::DieselStore;
+use roastery_domain::ledger::Direction;
 use roastery_domain::order::CustomerType;
 use roastery_domain::product::PackageSize;
 use roastery_ports::Roastery;
 use roastery_ports::order::{SetOrder, SetOrderItem};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::testing::{ManualClock, SequentialIds};
+use roastery_test_support::contract::ledger::genealogy;
+use uuid::Uuid;
 
-static STATEMENTS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// The SQL of every statement this thread started, in order.
+    static STATEMENTS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// The SQL of every statement this thread prepared and kept for its connection.
+    static KEPT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
 
-fn counting() -> Option<Box<dyn Instrumentation>> {
-    Some(Box::new(|event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { .. } = event {
-            STATEMENTS.fetch_add(1, Ordering::SeqCst);
+fn recording() -> Option<Box<dyn Instrumentation>> {
+    Some(Box::new(|event: InstrumentationEvent<'_>| match event {
+        InstrumentationEvent::StartQuery { query, .. } => {
+            STATEMENTS.with(|s| s.borrow_mut().push(query.to_string()));
         }
+        InstrumentationEvent::CacheQuery { sql, .. } => {
+            KEPT.with(|s| s.borrow_mut().push(sql.to_owned()));
+        }
+        _ => {}
     }))
 }
 
-fn statements_of(work: impl FnOnce()) -> usize {
-    let before = STATEMENTS.load(Ordering::SeqCst);
+fn record_statements() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| set_default_instrumentation(recording).unwrap());
+}
+
+/// The statements `work` ran on this thread.
+fn sql_of(work: impl FnOnce()) -> Vec<String> {
+    let before = STATEMENTS.with(|s| s.borrow().len());
     work();
-    STATEMENTS.load(Ordering::SeqCst) - before
+    STATEMENTS.with(|s| s.borrow().get(before..).unwrap_or_default().to_vec())
+}
+
+/// The statements `work` prepared and kept on this thread.
+fn kept_by(work: impl FnOnce()) -> Vec<String> {
+    let before = KEPT.with(|s| s.borrow().len());
+    work();
+    KEPT.with(|s| s.borrow().get(before..).unwrap_or_default().to_vec())
+}
+
+fn statements_of(work: impl FnOnce()) -> usize {
+    sql_of(work).len()
 }
 
 fn products(n: usize, round: usize) -> Vec<SyncProduct> {
@@ -110,9 +141,114 @@ fn check(url: &str) {
 
 #[test]
 fn batches_of_50_cost_what_batches_of_2_cost() {
-    set_default_instrumentation(counting).unwrap();
+    record_statements();
     check(&support::sqlite().url);
     if let Some(db) = support::postgres("statements") {
         check(&db.url);
+    }
+}
+
+/// The statements of traces of the contract's genealogy (green lots to roasts, a blend, orders
+/// and cuppings), both ways, and of a trace of no lot.
+fn trace_statements(url: &str) -> Vec<Vec<String>> {
+    let store = DieselStore::open(url, Some(1)).unwrap();
+    let g = genealogy(&store);
+    let app = Roastery::new(
+        store,
+        Arc::new(ManualClock::default()),
+        Arc::new(SequentialIds::default()),
+    );
+    let green = g.green[0].id;
+    let blended = g.blended.id;
+    let unknown = Uuid::from_u128(99);
+    // Opens the connections first (and sets their pragmas): not counted.
+    app.trace_lot(green, Direction::Downstream).unwrap();
+    [
+        (green, Direction::Downstream),
+        (blended, Direction::Upstream),
+        (blended, Direction::Downstream),
+        (unknown, Direction::Downstream),
+    ]
+    .into_iter()
+    .map(|(lot, direction)| {
+        sql_of(|| match app.trace_lot(lot, direction) {
+            Ok(trace) => assert!(!trace.edges.is_empty(), "{lot} {direction:?}: {trace:?}"),
+            Err(e) => assert_eq!(lot, unknown, "{e}"),
+        })
+    })
+    .collect()
+}
+
+fn is_transaction_control(sql: &str) -> bool {
+    let word = sql.split_whitespace().next().unwrap_or_default();
+    [
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "RELEASE",
+        "START",
+    ]
+    .iter()
+    .any(|w| word.eq_ignore_ascii_case(w))
+}
+
+#[test]
+fn a_trace_is_one_statement_on_postgresql_and_one_transaction_on_sqlite() {
+    record_statements();
+    for statements in trace_statements(&support::sqlite().url) {
+        eprintln!("SQLite trace: {} statements", statements.len());
+        assert!(statements.len() > 2, "{statements:#?}");
+        assert!(
+            statements.first().unwrap().starts_with("BEGIN"),
+            "{statements:#?}"
+        );
+        assert_eq!(statements.last().unwrap(), "COMMIT", "{statements:#?}");
+        let inside = &statements[1..statements.len() - 1];
+        assert!(
+            !inside.iter().any(|s| is_transaction_control(s)),
+            "{statements:#?}"
+        );
+    }
+    if let Some(db) = support::postgres("trace_statements") {
+        for statements in trace_statements(&db.url) {
+            eprintln!("PostgreSQL trace: {} statements", statements.len());
+            assert_eq!(statements.len(), 1, "{statements:#?}");
+            assert!(!is_transaction_control(&statements[0]), "{statements:#?}");
+        }
+    }
+}
+
+/// A PostgreSQL trace's statement is prepared once per connection and kept: the first trace of
+/// each direction prepares it, the next ones (past the five after which PostgreSQL may keep one
+/// plan) prepare nothing, and all answer the same.
+#[test]
+fn a_trace_statement_is_prepared_once_per_connection_on_postgresql() {
+    record_statements();
+    let Some(db) = support::postgres("trace_prepared") else {
+        return;
+    };
+    let store = DieselStore::open(&db.url, Some(1)).unwrap();
+    let g = genealogy(&store);
+    let app = Roastery::new(
+        store,
+        Arc::new(ManualClock::default()),
+        Arc::new(SequentialIds::default()),
+    );
+    let green = g.green[0].id;
+    for direction in [Direction::Downstream, Direction::Upstream] {
+        let mut first = None;
+        let kept = kept_by(|| first = Some(app.trace_lot(green, direction).unwrap()));
+        assert_eq!(
+            kept.iter().filter(|sql| sql.contains("RECURSIVE")).count(),
+            1,
+            "{direction:?}: {kept:#?}"
+        );
+        for _ in 0..8 {
+            let mut again = None;
+            let kept = kept_by(|| again = Some(app.trace_lot(green, direction).unwrap()));
+            assert!(kept.is_empty(), "{direction:?}: prepared again: {kept:#?}");
+            assert_eq!(again, first, "{direction:?}");
+        }
     }
 }

@@ -35,6 +35,7 @@ use uuid::Uuid;
 
 use crate::error::StoreError;
 use crate::lock::ForUpdate;
+use crate::reference::LocationRef;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -361,6 +362,96 @@ pub struct TracedLot {
     pub consumed_at: Option<DateTime<Utc>>,
 }
 
+/// A cupped coffee of a traced lot: its cupping and the lot it cupped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedCupping {
+    pub id: Uuid,
+    pub number: i64,
+    pub state: CuppingState,
+    pub cupped_lot: TypedLotRef,
+}
+
+/// Everything a trace shows, as stored, read at once ([`TraceRepo::trace_parts`]); the use case
+/// puts it in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceParts {
+    /// The asked lot, under the kind it is stored as.
+    pub start: TypedLotRef,
+    /// Every edge reachable from `start`, as [`TraceRepo::trace_edges`] answers them.
+    pub edges: Vec<Edge>,
+    /// The stored lots among `start` and the lots at either end of `edges`, in any order.
+    pub lots: Vec<TracedLot>,
+    /// The stored locations of these lots, in any order.
+    pub locations: Vec<LocationRef>,
+    /// The orders shipped from any of these lots (with their items and shipments), by order
+    /// date, then id.
+    pub orders: Vec<Order>,
+    /// The cupped coffees of these lots, by cupping id, then the coffee's position in its
+    /// cupping.
+    pub cuppings: Vec<TracedCupping>,
+}
+
+/// [`TraceRepo::trace_parts`] read part by part (several queries): one snapshot only inside one
+/// transaction, which the caller provides.
+pub fn trace_parts_by_parts<T: TraceRepo + LocationRepo + ?Sized>(
+    tx: &mut T,
+    lot_id: Uuid,
+    direction: Direction,
+) -> StoreResult<Option<TraceParts>> {
+    let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
+        .map(|kind| TypedLotRef { id: lot_id, kind });
+    let Some(start) = tx.traced_lots(&candidates)?.into_iter().next() else {
+        return Ok(None);
+    };
+    let start = start.lot;
+    let edges = tx.trace_edges(start, direction)?;
+    let mut refs = std::collections::HashSet::from([start]);
+    for e in &edges {
+        refs.insert(e.from);
+        if let Reference::Lot(to) = e.to {
+            refs.insert(to);
+        }
+    }
+    let lots = tx.traced_lots(&refs.into_iter().collect::<Vec<_>>())?;
+    let mut location_ids: Vec<Uuid> = lots.iter().filter_map(|l| l.location_id).collect();
+    location_ids.sort_unstable();
+    location_ids.dedup();
+    let locations = if location_ids.is_empty() {
+        Vec::new()
+    } else {
+        (tx.locations_by_ids(&location_ids)?.into_iter())
+            .map(|l| LocationRef {
+                id: l.id,
+                external_id: l.external_id,
+            })
+            .collect()
+    };
+    let ids: Vec<Uuid> = lots.iter().map(|l| l.lot.id).collect();
+    let orders = tx.orders_shipped_from(&ids)?;
+    let traced: std::collections::HashSet<Uuid> = ids.iter().copied().collect();
+    let mut cuppings = Vec::new();
+    for cupping in tx.cuppings_of_lots(&ids)? {
+        for coffee in cupping.coffees() {
+            if traced.contains(&coffee.lot.id) {
+                cuppings.push(TracedCupping {
+                    id: cupping.id(),
+                    number: cupping.number(),
+                    state: cupping.state(),
+                    cupped_lot: coffee.lot,
+                });
+            }
+        }
+    }
+    Ok(Some(TraceParts {
+        start,
+        edges,
+        lots,
+        locations,
+        orders,
+        cuppings,
+    }))
+}
+
 /// EUDR due diligence of source green lots.
 pub trait DueDiligenceRepo {
     /// Stores the due diligence of a green lot, replacing any it had.
@@ -395,6 +486,14 @@ pub trait TraceRepo {
     fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>>;
     /// The cuppings that cupped any of these lots.
     fn cuppings_of_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Cupping>>;
+    /// What a trace from the green, roasted or blended lot `lot_id` in `direction` shows, seen
+    /// in one snapshot even outside a transaction ([`crate::Store::read_statement`]); `None`
+    /// when no lot has this id.
+    fn trace_parts(
+        &mut self,
+        lot_id: Uuid,
+        direction: Direction,
+    ) -> StoreResult<Option<TraceParts>>;
 }
 
 /// The change feed's outbox.

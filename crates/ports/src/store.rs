@@ -75,7 +75,9 @@ pub trait Store: Clone + Send + Sync + 'static {
 
     /// Runs `work`, which issues a single statement (atomic on its own), without a
     /// transaction around it: on PostgreSQL one round trip instead of three; a replica may
-    /// serve it as for [`Store::read_replica`]. For the listing read model's pages.
+    /// serve it as for [`Store::read_replica`]. For the listing read model's pages and traces
+    /// (a repository method that needs several statements on some database opens its own
+    /// transaction there, as [`TraceRepo::trace_parts`] does on SQLite).
     fn read_statement<T>(
         &self,
         work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,

@@ -1,22 +1,22 @@
 //! inventory.trace: the ledger of every weight change and the genealogy of lots.
 //!
 //! Entries are written by the use cases that change weights, in their own transactions; here they
-//! are read. A trace asks the store once for every edge reachable from a lot (one recursive
-//! query), then loads the lots, orders and cuppings it reached in one query each.
+//! are read. A trace asks the store once for everything it shows ([`TraceRepo::trace_parts`]: on
+//! PostgreSQL one statement, its recursive query over the genealogy included) and puts it in
+//! order here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use roastery_domain::cupping::CuppingState;
 use roastery_domain::ledger::{self, Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
-use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
 use crate::error::AppError;
 use crate::reference::LocationRef;
+pub use crate::repo::TracedCupping;
 use crate::repo::*;
 use crate::{Roastery, Store};
 
@@ -33,15 +33,6 @@ pub struct TraceLotView {
     pub lot: TracedLot,
     pub location: Option<LocationRef>,
     pub depth: u32,
-}
-
-/// A cupping of a traced lot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TracedCupping {
-    pub id: Uuid,
-    pub number: i64,
-    pub state: CuppingState,
-    pub cupped_lot: TypedLotRef,
 }
 
 /// The genealogy of a lot in one direction.
@@ -90,85 +81,14 @@ impl<S: Store> Roastery<S> {
             .read(|tx| Ok(tx.list_ledger_entries(&filter, &page)?))
     }
 
-    /// The whole genealogy of a green, roasted or blended lot in one direction.
+    /// The whole genealogy of a green, roasted or blended lot in one direction, read at once:
+    /// on PostgreSQL one statement.
     pub fn trace_lot(&self, lot_id: Uuid, direction: Direction) -> Result<Trace, AppError> {
-        self.store.read(|tx| {
-            let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
-                .map(|kind| TypedLotRef { id: lot_id, kind });
-            let start = tx
-                .traced_lots(&candidates)?
-                .into_iter()
-                .next()
-                .ok_or(LotNotFound(lot_id))?;
-            let edges = tx.trace_edges(start.lot, direction)?;
-            let reached = ledger::depths(Reference::Lot(start.lot), &edges, direction);
-            let lot_refs: Vec<TypedLotRef> = reached
-                .iter()
-                .filter_map(|(r, _)| match r {
-                    Reference::Lot(l) => Some(*l),
-                    Reference::Order(_) => None,
-                })
-                .collect();
-            let mut found: HashMap<TypedLotRef, TracedLot> = tx
-                .traced_lots(&lot_refs)?
-                .into_iter()
-                .map(|l| (l.lot, l))
-                .collect();
-            let locations = crate::green_lot::locations_by_id(
-                tx,
-                found.values().filter_map(|l| l.location_id),
-            )?;
-            let mut lots = Vec::with_capacity(found.len());
-            for (r, depth) in &reached {
-                let Reference::Lot(l) = r else { continue };
-                let Some(lot) = found.remove(l) else { continue };
-                // A stored lot's location always exists; should it not, the reference carries no
-                // external id rather than failing the read.
-                let location = lot.location_id.map(|id| LocationRef {
-                    id,
-                    external_id: locations.get(&id).and_then(|l| l.external_id.clone()),
-                });
-                lots.push(TraceLotView {
-                    lot,
-                    location,
-                    depth: *depth,
-                });
-            }
-            let units: HashMap<TypedLotRef, _> = lots
-                .iter()
-                .map(|l| (l.lot.lot, l.lot.weight.unit()))
-                .collect();
-            let edges = edges
-                .into_iter()
-                .map(|e| Edge {
-                    weight: units
-                        .get(&e.from)
-                        .map_or(e.weight, |unit| e.weight.to_unit(*unit)),
-                    ..e
-                })
-                .collect();
-            let ids: Vec<Uuid> = lots.iter().map(|l| l.lot.lot.id).collect();
-            let orders = tx.orders_shipped_from(&ids)?;
-            let mut cuppings = Vec::new();
-            for cupping in tx.cuppings_of_lots(&ids)? {
-                for coffee in cupping.coffees() {
-                    if ids.contains(&coffee.lot.id) {
-                        cuppings.push(TracedCupping {
-                            id: cupping.id(),
-                            number: cupping.number(),
-                            state: cupping.state(),
-                            cupped_lot: coffee.lot,
-                        });
-                    }
-                }
-            }
-            Ok(Trace {
-                lots,
-                edges,
-                orders,
-                cuppings,
-            })
-        })
+        let parts = self
+            .store
+            .read_statement(|tx| Ok(tx.trace_parts(lot_id, direction)?))?
+            .ok_or(LotNotFound(lot_id))?;
+        Ok(trace_of(parts, direction))
     }
 
     /// Checks every lot: the sum of its ledger entries equals its weight; a consumed lot weighs
@@ -188,5 +108,183 @@ impl<S: Store> Roastery<S> {
                 disagreeing,
             })
         })
+    }
+}
+
+/// The trace `parts` make: every lot once at its smallest depth (the asked lot first), edge
+/// weights in the unit of their `from` lot, and the orders and cupped coffees of those lots.
+fn trace_of(parts: TraceParts, direction: Direction) -> Trace {
+    let TraceParts {
+        start,
+        edges,
+        lots: stored,
+        locations,
+        orders,
+        cuppings,
+    } = parts;
+    let reached = ledger::depths(Reference::Lot(start), &edges, direction);
+    let mut found: HashMap<TypedLotRef, TracedLot> =
+        stored.into_iter().map(|l| (l.lot, l)).collect();
+    let external_ids: HashMap<Uuid, Option<String>> = locations
+        .into_iter()
+        .map(|l| (l.id, l.external_id))
+        .collect();
+    let mut lots = Vec::with_capacity(found.len());
+    for (r, depth) in &reached {
+        let Reference::Lot(l) = r else { continue };
+        let Some(lot) = found.remove(l) else { continue };
+        // A stored lot's location always exists; should it not, the reference carries no
+        // external id rather than failing the read.
+        let location = lot.location_id.map(|id| LocationRef {
+            id,
+            external_id: external_ids.get(&id).cloned().flatten(),
+        });
+        lots.push(TraceLotView {
+            lot,
+            location,
+            depth: *depth,
+        });
+    }
+    let units: HashMap<TypedLotRef, _> = lots
+        .iter()
+        .map(|l| (l.lot.lot, l.lot.weight.unit()))
+        .collect();
+    let edges = edges
+        .into_iter()
+        .map(|e| Edge {
+            weight: units
+                .get(&e.from)
+                .map_or(e.weight, |unit| e.weight.to_unit(*unit)),
+            ..e
+        })
+        .collect();
+    let ids: HashSet<Uuid> = lots.iter().map(|l| l.lot.lot.id).collect();
+    let orders = orders
+        .into_iter()
+        .filter(|o| o.shipments.iter().any(|s| ids.contains(&s.lot.id)))
+        .collect();
+    let cuppings = cuppings
+        .into_iter()
+        .filter(|c| ids.contains(&c.cupped_lot.id))
+        .collect();
+    Trace {
+        lots,
+        edges,
+        orders,
+        cuppings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roastery_domain::cupping::CuppingState;
+    use roastery_domain::ledger::EdgeKind;
+    use roastery_domain::order::{OrderStatus, Shipment};
+    use roastery_domain::product::Sku;
+    use roastery_domain::stock::LotKind;
+    use roastery_domain::weight::{Weight, WeightUnit};
+
+    fn lot(n: u128, kind: LotKind) -> TypedLotRef {
+        TypedLotRef {
+            id: Uuid::from_u128(n),
+            kind,
+        }
+    }
+
+    fn one(unit: WeightUnit) -> Weight {
+        Weight::from_micros(1_000_000, unit).unwrap()
+    }
+
+    fn stored(lot: TypedLotRef, unit: WeightUnit, location_id: Option<Uuid>) -> TracedLot {
+        TracedLot {
+            lot,
+            lot_number: 1,
+            name: "Lot".into(),
+            weight: one(unit),
+            location_id,
+            consumed_at: None,
+        }
+    }
+
+    fn shipped_from(n: u128, lot: TypedLotRef) -> Order {
+        let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        Order {
+            id: Uuid::from_u128(n),
+            external_id: format!("ORD-{n}"),
+            order_date: now,
+            customer: None,
+            customer_type: None,
+            status: OrderStatus::Completed,
+            items: vec![],
+            created_at: now,
+            updated_at: now,
+            shipped_date: Some(now),
+            shipments: vec![Shipment {
+                sku: Sku::parse("ESP-250").unwrap(),
+                lot,
+                lot_number: 1,
+                quantity: 1,
+                weight: one(WeightUnit::Kg),
+            }],
+        }
+    }
+
+    fn cupped(lot: TypedLotRef) -> TracedCupping {
+        TracedCupping {
+            id: Uuid::from_u128(40),
+            number: 40,
+            state: CuppingState::Open,
+            cupped_lot: lot,
+        }
+    }
+
+    /// A store may answer more than a trace shows (lots it did not reach, their orders and
+    /// cuppings): the trace keeps the reached lots and what belongs to them.
+    #[test]
+    fn a_trace_shows_the_reached_lots_and_what_belongs_to_them() {
+        let (green, roasted, elsewhere) = (
+            lot(1, LotKind::Green),
+            lot(2, LotKind::Roasted),
+            lot(3, LotKind::Roasted),
+        );
+        let warehouse = LocationRef {
+            id: Uuid::from_u128(1000),
+            external_id: Some("WH-1".into()),
+        };
+        let roast = Edge {
+            from: green,
+            to: Reference::Lot(roasted),
+            kind: EdgeKind::Roast,
+            weight: one(WeightUnit::Kg),
+            date: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+        };
+        let parts = TraceParts {
+            start: green,
+            edges: vec![roast.clone()],
+            lots: vec![
+                stored(elsewhere, WeightUnit::Kg, Some(warehouse.id)),
+                stored(roasted, WeightUnit::Kg, Some(warehouse.id)),
+                stored(green, WeightUnit::Lbs, None),
+            ],
+            locations: vec![warehouse.clone()],
+            orders: vec![shipped_from(30, roasted), shipped_from(31, elsewhere)],
+            cuppings: vec![cupped(elsewhere), cupped(roasted), cupped(green)],
+        };
+        let trace = trace_of(parts, Direction::Downstream);
+        let shown: Vec<_> = (trace.lots.iter())
+            .map(|l| (l.lot.lot, l.location.clone(), l.depth))
+            .collect();
+        assert_eq!(shown, vec![(green, None, 0), (roasted, Some(warehouse), 1)]);
+        // In the unit of the lot the weight left.
+        assert_eq!(
+            trace.edges,
+            vec![Edge {
+                weight: one(WeightUnit::Kg).to_unit(WeightUnit::Lbs),
+                ..roast
+            }]
+        );
+        assert_eq!(trace.orders, vec![shipped_from(30, roasted)]);
+        assert_eq!(trace.cuppings, vec![cupped(roasted), cupped(green)]);
     }
 }

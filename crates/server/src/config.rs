@@ -15,7 +15,8 @@ pub struct Config {
     pub listen: String,
     /// `sqlite://PATH` or `postgres://…` (`ROASTERY_DATABASE_URL`).
     pub database_url: String,
-    /// A PostgreSQL read replica for listings and by-ids reads (`ROASTERY_DATABASE_READ_URL`).
+    /// A PostgreSQL read replica for listings, by-ids reads and traces
+    /// (`ROASTERY_DATABASE_READ_URL`).
     pub database_read_url: Option<String>,
     /// PEM certificate chain and private key (`ROASTERY_TLS_CERT`, `ROASTERY_TLS_KEY`). When
     /// unset, a self-signed certificate is created and reused.

@@ -43,7 +43,7 @@ pub fn open_roastery_with(
     ))
 }
 
-/// The same use cases, with listings and by-ids reads served by the replica at `read_url`.
+/// The same use cases, with listings, by-ids reads and traces served by the replica at `read_url`.
 pub fn with_read_replica(
     app: Roastery<DieselStore>,
     read_url: &str,

@@ -29,7 +29,7 @@ use diesel::{Connection, PgConnection, RunQueryDsl};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-const SCOPES: &str = "inventory.green core.location mrp.product mrp.order";
+const SCOPES: &str = "inventory.green core.location mrp.product mrp.order inventory.trace";
 /// Long enough that the writes to another lot finish while one waits for a held lock.
 const LOCK_TIMEOUT_SECONDS: &str = "8";
 /// Concurrent clients per instance.
@@ -570,9 +570,9 @@ async fn location_names(http: &oauth2::reqwest::Client, base: &str, token: &str)
 }
 
 /// With `ROASTERY_DATABASE_READ_URL` on a hot standby: while the standby's replay is paused,
-/// a listing does not see a location just written (it reads the standby), while writes, reads
-/// that decide a write and token checks go on against the primary. Once replay resumes, the
-/// listing catches up. `tests/pg-replica.sh` runs it against a throw-away primary and standby:
+/// a listing does not see a location just written and a trace does not find a lot just written
+/// (both read the standby), while writes, reads that decide a write and token checks go on
+/// against the primary. Once replay resumes, both catch up. `tests/pg-replica.sh` runs it against a throw-away primary and standby:
 /// `tests/pg-replica.sh cargo test -p roastery-server --test instances -- listings_read_the_replica`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listings_read_the_replica_postgres() {
@@ -626,7 +626,17 @@ async fn listings_read_the_replica_postgres() {
     // A write that reads what the replica has not seen yet works: it runs on the primary.
     let lot = json!({"data": {"name": "Lot", "externalId": "L1", "locationId": not_yet,
         "weight": {"amount": 1, "unit": "KG"}}});
-    call_ok(&http, &base, &tok, "inventory.green.importGreenLot", lot).await;
+    let answer = call_ok(&http, &base, &tok, "inventory.green.importGreenLot", lot).await;
+    let lot_id = id_of(&answer, "/result/greenLot/id");
+    // Traces read the replica too: it has not seen the lot yet.
+    let trace = json!({"params": {"filter": {"lotId": lot_id, "direction": "DOWNSTREAM"}}});
+    let (status, text) = call(&http, &base, &tok, "inventory.trace.traceLot", &trace)
+        .await
+        .expect("answer");
+    assert!(
+        status != 200 && text.contains("not_found"),
+        "a trace of a lot the paused replica has not seen: {status} {text}"
+    );
     // So do token checks: a fresh account's token works at once.
     let late = env.account();
     let late_token = token(&http, &base, &late).await;
@@ -650,4 +660,8 @@ async fn listings_read_the_replica_postgres() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    let (status, text) = call(&http, &base, &tok, "inventory.trace.traceLot", &trace)
+        .await
+        .expect("answer");
+    assert_eq!(status, 200, "{text}");
 }

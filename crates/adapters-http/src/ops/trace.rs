@@ -258,6 +258,8 @@ pub(super) async fn trace_lot<S: Store>(
     let lot_id = required(filter.lot_id, "params.filter.lotId")?;
     let direction = required(filter.direction, "params.filter.direction")?;
     let direction = Direction::parse(&direction).map_err(|e| rule("params.filter.direction", e))?;
+    // Not `ctx.read`, although the store reads a trace at once: a deep genealogy takes long,
+    // and an async worker must not wait on it.
     let trace = ctx.run(move |app| app.trace_lot(lot_id, direction)).await?;
     ctx.ok(TraceResult::from(trace))
 }

@@ -243,6 +243,15 @@ impl TraceRepo for MemTx {
         cuppings.sort_by_key(Cupping::id);
         Ok(cuppings)
     }
+
+    fn trace_parts(
+        &mut self,
+        lot_id: Uuid,
+        direction: Direction,
+    ) -> StoreResult<Option<TraceParts>> {
+        // A unit of work of this store reads its own copy of the data: one snapshot.
+        trace_parts_by_parts(self, lot_id, direction)
+    }
 }
 
 impl DueDiligenceRepo for MemTx {

@@ -3,20 +3,27 @@
 
 use std::str::FromStr;
 
+use chrono::{DateTime, TimeDelta, Utc};
+
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{
     Direction, Edge, EdgeKind, EntryKind, LedgerEntry, Movement, Origin, Reference, entries,
 };
+use roastery_domain::location::Location;
 use roastery_domain::order::{Order, OrderStatus, Shipment};
 use roastery_domain::product::Sku;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::{LotKind, Stock, TypedLotRef};
+use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::reference::LocationRef;
 use roastery_ports::repo::{
-    BlendRepo, CuppingRepo, GreenLotRepo, LedgerFilter, LotAudit, OrderRepo, ProductRepo,
-    RoastRepo, TraceRepo, TracedLot,
+    BlendRepo, CuppingRepo, GreenLotRepo, LedgerFilter, LocationRepo, LotAudit, OrderRepo,
+    ProductRepo, RoastRepo, TraceRepo, TracedCupping, TracedLot,
 };
+use roastery_ports::testing::InMemoryStore;
+use roastery_ports::trace::{LotNotFound, Trace, TraceLotView};
 use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
 use uuid::Uuid;
@@ -480,6 +487,254 @@ pub fn traced_lots_orders_and_cuppings<S: Store>(store: S) {
     );
     assert_eq!(read(&store, |tx| tx.cuppings_of_lots(&[g1.id])), vec![]);
     assert_eq!(read(&store, |tx| tx.cuppings_of_lots(&[])), vec![]);
+}
+
+/// `minutes` (see [`at`]) and `micros` microseconds.
+fn micros(minutes: i64, micros: i64) -> DateTime<Utc> {
+    at(minutes) + TimeDelta::microseconds(micros)
+}
+
+fn lbs(amount: &str) -> Weight {
+    Weight::new(Decimal::from_str(amount).unwrap(), WeightUnit::Lbs).unwrap()
+}
+
+/// [`genealogy`] and more, at instants with microseconds:
+/// - green lot 3, in pounds, at no location and used up, and green lot 1 are roasted into
+///   roasted lot 12 (minute 8) at a third location, one with an external id;
+/// - order 32 ships from 12 and, weighed in pounds, from blended lot 20 (minute 9);
+/// - cupping 43 cups 12, 3 and lot 77 (never stored).
+pub struct WiderGenealogy {
+    pub genealogy: Genealogy,
+    pub green: GreenLot,
+    pub roasted: RoastedLot,
+    pub order: Order,
+    pub cupping: Cupping,
+    pub location: Location,
+}
+
+pub fn wider_genealogy<S: Store>(store: &S) -> WiderGenealogy {
+    let g = genealogy(store);
+    let location =
+        Location::new(Uuid::from_u128(1003), "Warehouse 3", Some("WH-3"), at(0)).unwrap();
+    let g3 = GreenLot {
+        location_id: None,
+        stock: Stock::restore(lbs("0"), Some(micros(8, 1))),
+        ..green_lot(3, 2, &location)
+    };
+    let r12 = roast(
+        12,
+        3,
+        location.id,
+        micros(8, 123_450),
+        &[(3, "20"), (1, "2.5")],
+    );
+    let g3_ref = lot_ref(g3.id, LotKind::Green);
+    let r12_ref = lot_ref(r12.id, LotKind::Roasted);
+    let b20_ref = lot_ref(g.blended.id, LotKind::Blended);
+    let o32 = Order {
+        status: OrderStatus::Completed,
+        order_date: micros(2, 999_999),
+        created_at: micros(2, 999_999),
+        updated_at: micros(9, 7),
+        shipped_date: Some(micros(9, 7)),
+        shipments: vec![
+            Shipment {
+                sku: Sku::parse("ESP-250").unwrap(),
+                lot: r12_ref,
+                lot_number: r12.lot_number,
+                quantity: 4,
+                weight: kg("1"),
+            },
+            Shipment {
+                sku: Sku::parse("ESP-1000").unwrap(),
+                lot: b20_ref,
+                lot_number: g.blended.lot_number,
+                quantity: 1,
+                weight: lbs("2.2"),
+            },
+        ],
+        ..order(32, 2, OrderStatus::Open, &[("ESP-250", 4), ("ESP-1000", 1)])
+    };
+    let c43 = cupping(
+        43,
+        3,
+        CuppingState::Closed,
+        &[r12_ref, g3_ref, lot(77, LotKind::Green)],
+    );
+    write(store, |tx| {
+        tx.insert_location(&location)?;
+        tx.insert_green_lot(&g3)?;
+        tx.insert_roasted_lot(&r12)?;
+        tx.insert_orders(&[Order {
+            status: OrderStatus::Open,
+            shipped_date: None,
+            shipments: vec![],
+            ..o32.clone()
+        }])?;
+        let mut locked = tx.order_for_update(o32.id)?.unwrap();
+        *locked = o32.clone();
+        tx.record_shipments(&locked)?;
+        tx.insert_cupping(&c43)
+    });
+    WiderGenealogy {
+        genealogy: g,
+        green: g3,
+        roasted: r12,
+        order: o32,
+        cupping: c43,
+        location,
+    }
+}
+
+/// What a trace of each lot shows, both ways: what the in-memory store shows; read at once or
+/// inside a unit of work alike; an id of no lot (an order's, a lot's never stored, none) is not
+/// found.
+pub fn traces_show_lots_locations_orders_and_cuppings_both_ways<S: Store>(store: S) {
+    let w = wider_genealogy(&store);
+    let reference = InMemoryStore::default();
+    wider_genealogy(&reference);
+    let (app, _) = super::app(store.clone());
+    let (expected, _) = super::app(reference);
+    let g = &w.genealogy;
+    let lots = [
+        g.green[0].id,
+        g.green[1].id,
+        w.green.id,
+        g.roasted[0].id,
+        g.roasted[1].id,
+        w.roasted.id,
+        g.blended.id,
+    ];
+    // Lots and locations in a fixed order: stores answer them in any.
+    let parts = |tx: &mut S::Tx, lot, direction| {
+        tx.trace_parts(lot, direction).map(|p| {
+            p.map(|mut p| {
+                p.lots.sort_by_key(|l| l.lot.id);
+                p.locations.sort_by_key(|l| l.id);
+                p
+            })
+        })
+    };
+    for lot in lots {
+        for direction in [Direction::Downstream, Direction::Upstream] {
+            let trace = app.trace_lot(lot, direction).unwrap();
+            assert_eq!(
+                trace,
+                expected.trace_lot(lot, direction).unwrap(),
+                "{lot} {direction:?}"
+            );
+            let at_once = store
+                .read_statement(|tx| Ok(parts(tx, lot, direction)?))
+                .unwrap();
+            assert_eq!(
+                read(&store, |tx| parts(tx, lot, direction)),
+                at_once,
+                "{lot} {direction:?}"
+            );
+        }
+    }
+
+    // Weights in the unit of the lot they leave; a lot at no location; a location's external id;
+    // orders by order date; the cupped coffees of traced lots only, in their cupping's order.
+    let g3 = lot_ref(w.green.id, LotKind::Green);
+    let r12 = lot_ref(w.roasted.id, LotKind::Roasted);
+    assert_eq!(
+        app.trace_lot(w.green.id, Direction::Downstream).unwrap(),
+        Trace {
+            lots: vec![
+                TraceLotView {
+                    lot: TracedLot {
+                        lot: g3,
+                        lot_number: 3,
+                        name: "Guji 3".into(),
+                        weight: lbs("0"),
+                        location_id: None,
+                        consumed_at: Some(micros(8, 1)),
+                    },
+                    location: None,
+                    depth: 0,
+                },
+                TraceLotView {
+                    lot: TracedLot {
+                        lot: r12,
+                        lot_number: 3,
+                        name: "Roast 12".into(),
+                        weight: kg("16.5"),
+                        location_id: Some(w.location.id),
+                        consumed_at: None,
+                    },
+                    location: Some(LocationRef {
+                        id: w.location.id,
+                        external_id: Some("WH-3".into()),
+                    }),
+                    depth: 1,
+                },
+            ],
+            edges: vec![
+                Edge {
+                    weight: kg("20").to_unit(WeightUnit::Lbs),
+                    date: micros(8, 123_450),
+                    ..edge(g3, Reference::Lot(r12), EdgeKind::Roast, "20", 8)
+                },
+                Edge {
+                    date: micros(9, 7),
+                    ..edge(
+                        r12,
+                        Reference::Order(w.order.id),
+                        EdgeKind::Shipment,
+                        "1",
+                        9
+                    )
+                },
+            ],
+            orders: vec![w.order.clone()],
+            cuppings: [r12, g3]
+                .map(|cupped_lot| TracedCupping {
+                    id: w.cupping.id(),
+                    number: 43,
+                    state: CuppingState::Closed,
+                    cupped_lot,
+                })
+                .to_vec(),
+        }
+    );
+    let b20 = lot_ref(g.blended.id, LotKind::Blended);
+    let downstream = app.trace_lot(b20.id, Direction::Downstream).unwrap();
+    let to_o32 = downstream
+        .edges
+        .iter()
+        .find(|e| e.to == Reference::Order(w.order.id))
+        .unwrap();
+    assert_eq!(to_o32.weight, lbs("2.2").to_unit(WeightUnit::Kg));
+    assert_eq!(to_o32.weight.unit(), WeightUnit::Kg);
+    assert_eq!(
+        downstream.orders,
+        vec![g.orders[0].clone(), g.orders[1].clone(), w.order.clone()]
+    );
+    let upstream = app.trace_lot(w.roasted.id, Direction::Upstream).unwrap();
+    let depths: Vec<(Uuid, u32)> = upstream
+        .lots
+        .iter()
+        .map(|l| (l.lot.lot.id, l.depth))
+        .collect();
+    assert_eq!(
+        depths,
+        vec![
+            (w.roasted.id, 0),
+            // In the order of the roast's sources.
+            (w.green.id, 1),
+            (g.green[0].id, 1),
+            (g.green[1].id, 2)
+        ]
+    );
+
+    for unknown in [Uuid::from_u128(99), Uuid::from_u128(77), g.orders[0].id] {
+        for direction in [Direction::Downstream, Direction::Upstream] {
+            let err = app.trace_lot(unknown, direction).unwrap_err();
+            assert_eq!(err.rule::<LotNotFound>().map(|e| e.0), Some(unknown));
+            assert_eq!(read(&store, |tx| tx.trace_parts(unknown, direction)), None);
+        }
+    }
 }
 
 /// Every lot beside the sum of its entries: blended, green, then roasted lots, each by number.

@@ -56,6 +56,7 @@ macro_rules! store_contract {
             ledger::ledger_entries_filter_and_page_newest_first,
             ledger::traces_reach_every_edge_once_oldest_first,
             ledger::traced_lots_orders_and_cuppings,
+            ledger::traces_show_lots_locations_orders_and_cuppings_both_ways,
             ledger::the_audit_sums_each_lots_entries,
             due_diligence::due_diligence_is_replaced_whole_and_read_back_per_lot,
             due_diligence::source_lots_are_imported_or_opened,
