@@ -9,8 +9,6 @@
 //!
 //! Rows never leave this crate: every module turns its rows into domain values and back.
 
-/// Runs `$body` with `$c` bound to the concrete connection of either backend: for the statements
-/// [`AnyConnection`]'s multi-backend cannot express, such as multi-row inserts.
 /// One newest-first listing page of a boxed query: the rows after the page's keyset position,
 /// ordered by (`$at`, `$id`) descending, one row more than the page holds. The filter is a range
 /// the (at, id) index serves: `at <= :at AND (at < :at OR id < :id)`.
@@ -27,6 +25,8 @@ macro_rules! newest_first {
     }};
 }
 
+/// Runs `$body` with `$c` bound to the concrete connection of either backend: for the statements
+/// [`AnyConnection`]'s multi-backend cannot express, such as multi-row inserts.
 macro_rules! on_backend {
     ($conn:expr, |$c:ident| $body:expr) => {
         match $conn {
