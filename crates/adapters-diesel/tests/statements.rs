@@ -34,7 +34,7 @@ use roastery_ports::Roastery;
 use roastery_ports::order::{SetOrder, SetOrderItem};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::testing::{ManualClock, SequentialIds};
-use roastery_test_support::contract::ledger::genealogy;
+use roastery_test_support::contract::ledger::{Genealogy, genealogy};
 use uuid::Uuid;
 
 thread_local! {
@@ -148,9 +148,8 @@ fn batches_of_50_cost_what_batches_of_2_cost() {
     }
 }
 
-/// The statements of traces of the contract's genealogy (green lots to roasts, a blend, orders
-/// and cuppings), both ways, and of a trace of no lot.
-fn trace_statements(url: &str) -> Vec<Vec<String>> {
+/// A store of one connection holding the contract's genealogy, and the genealogy.
+fn traced(url: &str) -> (Roastery<DieselStore>, Genealogy) {
     let store = DieselStore::open(url, Some(1)).unwrap();
     let g = genealogy(&store);
     let app = Roastery::new(
@@ -158,6 +157,13 @@ fn trace_statements(url: &str) -> Vec<Vec<String>> {
         Arc::new(ManualClock::default()),
         Arc::new(SequentialIds::default()),
     );
+    (app, g)
+}
+
+/// The statements of traces of the contract's genealogy (green lots to roasts, a blend, orders
+/// and cuppings), both ways, and of a trace of no lot.
+fn trace_statements(url: &str) -> Vec<Vec<String>> {
+    let (app, g) = traced(url);
     let green = g.green[0].id;
     let blended = g.blended.id;
     let unknown = Uuid::from_u128(99);
@@ -228,13 +234,7 @@ fn a_trace_statement_is_prepared_once_per_connection_on_postgresql() {
     let Some(db) = support::postgres("trace_prepared") else {
         return;
     };
-    let store = DieselStore::open(&db.url, Some(1)).unwrap();
-    let g = genealogy(&store);
-    let app = Roastery::new(
-        store,
-        Arc::new(ManualClock::default()),
-        Arc::new(SequentialIds::default()),
-    );
+    let (app, g) = traced(&db.url);
     let green = g.green[0].id;
     for direction in [Direction::Downstream, Direction::Upstream] {
         let mut first = None;
