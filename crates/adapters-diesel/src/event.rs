@@ -40,6 +40,8 @@ use crate::time::{from_db, to_db};
 
 /// The advisory lock placers take (the bytes of "RoastEv1").
 const PLACER_LOCK: i64 = 0x526f_6173_7445_7631;
+/// Events numbered per statement when placing: a bound the planner can see.
+const PLACE_BATCH: i64 = 100;
 /// The counter events are numbered from.
 const EVENT_COUNTER: &str = "event";
 /// Most events queued for one webhook per round.
@@ -166,23 +168,34 @@ impl EventRepo for DieselTx {
         diesel::sql_query(format!("SELECT pg_advisory_xact_lock({PLACER_LOCK})"))
             .execute(c)
             .store()?;
-        let last = self.last_sequence()?;
+        let first = self.last_sequence()?;
+        let mut last = first;
         let AnyConnection::Postgresql(c) = self.conn() else {
             return Ok(());
         };
-        let placed = diesel::sql_query(
-            "UPDATE events SET sequence = $1 + ready.n, writer_xid = NULL \
-             FROM (SELECT id, row_number() OVER (ORDER BY writer_xid, id) AS n FROM events \
-                   WHERE sequence IS NULL) AS ready \
-             WHERE events.id = ready.id",
-        )
-        .bind::<BigInt, _>(last)
-        .execute(c)
-        .store()?;
-        if placed > 0 {
+        // In batches of a known size: numbering every waiting event in one statement let the
+        // planner, whenever statistics said many events waited (as after a bulk load), hash the
+        // whole events table on every write instead of probing its key for the few waiting.
+        loop {
+            let placed = diesel::sql_query(
+                "UPDATE events SET sequence = $1 + ready.n, writer_xid = NULL \
+                 FROM (SELECT id, row_number() OVER (ORDER BY writer_xid, id) AS n FROM events \
+                       WHERE sequence IS NULL ORDER BY writer_xid, id LIMIT $2) AS ready \
+                 WHERE events.id = ready.id",
+            )
+            .bind::<BigInt, _>(last)
+            .bind::<BigInt, _>(PLACE_BATCH)
+            .execute(c)
+            .store()?;
             let placed = i64::try_from(placed)
                 .map_err(|_| StoreError::Internal("too many events to number".into()))?;
-            self.set_counter(EVENT_COUNTER, last + placed)?;
+            last += placed;
+            if placed < PLACE_BATCH {
+                break;
+            }
+        }
+        if last > first {
+            self.set_counter(EVENT_COUNTER, last)?;
         }
         Ok(())
     }

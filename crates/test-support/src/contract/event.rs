@@ -93,6 +93,24 @@ pub fn events_are_numbered_in_commit_order_and_listed_oldest_first<S: Store>(sto
     );
 }
 
+/// Placing numbers every waiting event, however many more than one statement's batch of them
+/// wait: gaplessly, in commit order, each unit of work's events in their order.
+pub fn events_waiting_beyond_a_batch_are_all_numbered_in_order<S: Store>(store: S) {
+    let all: Vec<Event> = (1..=250).map(|n| event(n, "greenLot.updated", 0)).collect();
+    write(&store, |tx| tx.insert_events(&all[..120]));
+    write(&store, |tx| tx.insert_events(&all[120..]));
+    write(&store, |tx| tx.place_events());
+    assert_eq!(read(&store, |tx| tx.last_sequence()), 250);
+    let expected: Vec<Event> = all.iter().zip(1..).map(|(e, n)| numbered(e, n)).collect();
+    assert_eq!(read(&store, |tx| tx.list_events(&[], 0, 300)), expected);
+    let e251 = event(251, "greenLot.updated", 1);
+    publish(&store, std::slice::from_ref(&e251));
+    assert_eq!(
+        read(&store, |tx| tx.list_events(&[], 250, 10)),
+        vec![numbered(&e251, 251)]
+    );
+}
+
 pub fn events_are_kept_until_every_webhook_is_done_with_them<S: Store>(store: S) {
     let hook = webhook(1, 0, &[]);
     write(&store, |tx| tx.insert_webhook(&hook));
