@@ -363,10 +363,10 @@ pub(crate) fn green_ref(id: Uuid) -> TypedLotRef {
 }
 
 /// The stored locations among `ids`, by id, read in one query.
-pub(crate) fn locations_by_id(
-    tx: &mut impl Repos,
+pub(crate) fn locations_by_id<T: LocationRepo + ?Sized>(
+    tx: &mut T,
     ids: impl IntoIterator<Item = Uuid>,
-) -> Result<HashMap<Uuid, Location>, AppError> {
+) -> StoreResult<HashMap<Uuid, Location>> {
     let mut ids: Vec<Uuid> = ids.into_iter().collect();
     ids.sort_unstable();
     ids.dedup();

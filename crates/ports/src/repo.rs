@@ -413,19 +413,14 @@ pub fn trace_parts_by_parts<T: TraceRepo + LocationRepo + ?Sized>(
         }
     }
     let lots = tx.traced_lots(&refs.into_iter().collect::<Vec<_>>())?;
-    let mut location_ids: Vec<Uuid> = lots.iter().filter_map(|l| l.location_id).collect();
-    location_ids.sort_unstable();
-    location_ids.dedup();
-    let locations = if location_ids.is_empty() {
-        Vec::new()
-    } else {
-        (tx.locations_by_ids(&location_ids)?.into_iter())
+    let locations =
+        crate::green_lot::locations_by_id(tx, lots.iter().filter_map(|l| l.location_id))?
+            .into_values()
             .map(|l| LocationRef {
                 id: l.id,
                 external_id: l.external_id,
             })
-            .collect()
-    };
+            .collect();
     let ids: Vec<Uuid> = lots.iter().map(|l| l.lot.id).collect();
     let orders = tx.orders_shipped_from(&ids)?;
     let traced: std::collections::HashSet<Uuid> = ids.iter().copied().collect();
