@@ -26,6 +26,7 @@ pub mod blended_lot;
 pub mod bulk;
 pub mod cupping;
 pub mod cupping_result;
+pub mod dds;
 pub mod decimal;
 pub mod due_diligence;
 pub mod event;

@@ -13,6 +13,7 @@ pub mod blend;
 pub mod cupping;
 pub mod due_diligence;
 pub mod error;
+pub mod eudr;
 pub mod event;
 pub mod green_lot;
 pub mod listing;
