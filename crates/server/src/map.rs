@@ -4,7 +4,7 @@
 //!
 //! For people only: coordinates become binary floating point here, and areas are computed on a
 //! sphere. The outlines are Natural Earth's 1:110m admin-0 countries (public domain), embedded
-//! from `data/countries-110m.txt` (see `data/countries.py` for where they come from).
+//! from `data/countries-110m.txt` (see `data/README.md` for where they come from).
 
 use std::fmt::Write as _;
 
@@ -678,6 +678,76 @@ mod tests {
                 assert!(ring.len() >= 4, "{}", c.name);
                 assert_eq!(ring.first(), ring.last(), "{} ring is closed", c.name);
             }
+        }
+    }
+
+    fn source(number: i64, country: &str, plots: Option<&str>) -> SourceDueDiligence {
+        use roastery_domain::due_diligence::{DueDiligence, ProductionPeriod, SourceLot};
+        let date = chrono::NaiveDate::from_ymd_opt(2025, 1, 1).unwrap();
+        SourceDueDiligence {
+            lot: SourceLot {
+                id: uuid::Uuid::now_v7(),
+                lot_number: format!("PG-{number}"),
+                number,
+                name: format!("Lot <{number}> & co"),
+            },
+            due_diligence: plots.map(|p| DueDiligence {
+                hs_code: "090111".to_owned(),
+                country_of_production: country.to_owned(),
+                production_period: ProductionPeriod {
+                    from: date,
+                    to: date,
+                },
+                plots: Plots::parse(p, "plots").unwrap(),
+                suppliers: Vec::new(),
+                statements: Vec::new(),
+                updated_date: chrono::Utc::now(),
+            }),
+        }
+    }
+
+    #[test]
+    fn every_source_lot_gets_an_inset_and_text_is_escaped() {
+        let report = roastery_domain::due_diligence::report(vec![
+            source(
+                1,
+                "VN",
+                Some(
+                    r#"{"type":"FeatureCollection","features":[
+                    {"type":"Feature","properties":{"Area":1.5},"geometry":{"type":"Point","coordinates":[108.0,12.6]}},
+                    {"type":"Feature","properties":{"Area":3},"geometry":{"type":"MultiPoint","coordinates":[[108.4,12.9],[108.401,12.901]]}},
+                    {"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[108.2,12.7],[108.202,12.7],[108.202,12.702],[108.2,12.7]]]}}]}"#,
+                ),
+            ),
+            source(2, "PG", None),
+            source(
+                3,
+                "PE",
+                Some(
+                    r#"{"type":"FeatureCollection","features":[
+                    {"type":"Feature","properties":{"Area":0.5},"geometry":{"type":"Point","coordinates":[-78.5,-5.7]}}]}"#,
+                ),
+            ),
+        ]);
+        let svg = svg(&report);
+        assert_eq!(svg.matches(r#"<g class="inset""#).count(), 3);
+        assert_eq!(
+            svg.matches(r#"<g class="marker""#).count(),
+            2,
+            "a marker per lot with plots"
+        );
+        assert!(svg.contains("No plots recorded"));
+        assert!(svg.contains("Lot &lt;1&gt; &amp; co") && !svg.contains("<1>"));
+        // The MultiPoint's Area is said once; the far-apart plots shrink to marked specks.
+        assert_eq!(svg.matches(">3.00 ha<").count(), 1);
+        assert!(svg.contains(r#"<circle class="marker" data-lot="PG-1""#));
+        assert!(svg.contains(">0.50 ha<") && svg.contains(">1.50 ha<"));
+        assert!(
+            svg.contains("Viet") && svg.contains("Peru"),
+            "the countries of both"
+        );
+        if let Some(out) = std::env::var_os("ROASTERY_MAP_TEST_SVG") {
+            std::fs::write(out, &svg).unwrap();
         }
     }
 }
