@@ -142,6 +142,24 @@ fn inline_code(readme: &str) -> Vec<String> {
         .collect()
 }
 
+/// `line` with every UUID replaced by `ID` (ids differ from run to run).
+fn mask_ids(line: &str) -> String {
+    let is_uuid = |s: &str| {
+        s.len() == 36
+            && s.char_indices().all(|(i, c)| {
+                if [8, 13, 18, 23].contains(&i) {
+                    c == '-'
+                } else {
+                    c.is_ascii_hexdigit()
+                }
+            })
+    };
+    line.split(',')
+        .map(|field| if is_uuid(field) { "ID" } else { field })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// A command written as a template (`roastery trace LOT_ID [--direction ...]`), not to run.
 fn is_template(command: &str) -> bool {
     command.contains(['[', '|', '(', '…'])
@@ -190,12 +208,16 @@ fn every_roastery_command_in_the_readme_runs_as_written_after_its_set_up() {
         })
         .collect();
     let mut commands: Vec<String> = Vec::new();
+    // Examples shown with their output: the commands, and the output (ids masked).
+    let mut outputs: Vec<(String, Vec<String>)> = Vec::new();
     for block in &blocks {
         let prompted: Vec<&str> = block.iter().filter_map(|l| l.strip_prefix("$ ")).collect();
         if !prompted.is_empty() {
             // An example with its output: its commands run together, in order.
             if prompted.iter().any(|l| l.contains("roastery ")) {
                 commands.push(prompted.join("\n"));
+                let shown = block.iter().filter(|l| !l.starts_with("$ "));
+                outputs.push((prompted.join("\n"), shown.map(|l| mask_ids(l)).collect()));
             }
             continue;
         }
@@ -256,6 +278,11 @@ fn every_roastery_command_in_the_readme_runs_as_written_after_its_set_up() {
             "{script}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+        if let Some((_, shown)) = outputs.iter().find(|(c, _)| c == command) {
+            let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+            let got: Vec<String> = stdout.lines().map(mask_ids).collect();
+            assert_eq!(&got, shown, "{command}");
+        }
         let written: PathBuf = dir.path().join("plots.html");
         if command.contains("> plots.html") {
             let page = std::fs::read_to_string(written).unwrap();
