@@ -1,7 +1,10 @@
 //! `roastery eudr --format svg|html` in a real browser (headless Chromium): the demo order whose
-//! blend has a source without a statement, drawn from the command line's output. A page around
-//! the SVG measures every drawn plot with the browser's own layout (`getBBox`) and writes what it
-//! found into the DOM, which the test reads back with `--dump-dom`.
+//! blend has a source without a statement (plots in Colombia and Brazil), and the Ethiopian lot,
+//! drawn from the command line's output. A page around the SVG measures the overview (country
+//! outlines, a marker per source lot) and each lot's inset (every plot's size in pixels, the area
+//! labels, the scale bar) with the browser's own layout (`getBBox`), paints the SVG on a canvas to
+//! read its pixels (land and sea), and writes what it found into the DOM, which the test reads
+//! back with `--dump-dom`.
 //!
 //! Needs Chromium (`chromium`, or the path in `CHROMIUM`); without it the test says it is
 //! skipped, unless `CI` is set, where it fails. The screenshot goes to
