@@ -393,15 +393,23 @@ fn overview(s: &mut String, sources: &[SourceDueDiligence]) {
         r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#7d8b96"/>"##,
         frame.x, frame.y, frame.width, frame.height
     );
+    // Lots from one region share a spot: their labels are stacked below one another.
+    let mut placed: Vec<(f64, f64)> = Vec::new();
     for (i, source, centre) in &centres {
         let (x, y) = projection.xy(*centre);
         let c = colour(*i);
         let lot = escape(&source.lot.lot_number);
+        let near = placed
+            .iter()
+            .filter(|(px, py)| (px - x).abs() < 40.0 && (py - y).abs() < 14.0)
+            .count();
+        placed.push((x, y));
+        let y_label = y + 4.0 + 14.0 * f64::from(u32::try_from(near).unwrap_or(0));
         let _ = write!(
             s,
             r##"<g class="marker" data-lot="{lot}"><circle cx="{x:.1}" cy="{y:.1}" r="7" fill="{c}" stroke="#ffffff" stroke-width="2"/><text x="{:.1}" y="{:.1}" font-weight="bold" fill="{c}" stroke="#ffffff" stroke-width="3" paint-order="stroke">{lot}</text></g>"##,
             x + 11.0,
-            y + 4.0
+            y_label
         );
     }
     let _ = write!(
