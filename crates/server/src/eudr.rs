@@ -11,6 +11,8 @@ use std::io::Write;
 use roastery_domain::due_diligence::DueDiligenceReport;
 use roastery_domain::geojson::{Geometry, Plot, Position};
 
+use crate::csv::field;
+
 /// Mean radius of the Earth (IUGG), in metres: one degree of latitude is π·R/180 of it.
 const EARTH_RADIUS_M: f64 = 6_371_008.8;
 const WIDTH: f64 = 800.0;
@@ -31,15 +33,6 @@ pub fn write_json(report: DueDiligenceReport, out: &mut impl Write) -> anyhow::R
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     writeln!(out, "{json}")?;
     Ok(())
-}
-
-/// A CSV field, quoted when it must be (RFC 4180).
-fn field(value: &str) -> String {
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_owned()
-    }
 }
 
 /// One row per source lot and statement; a source without statements has one row saying what
