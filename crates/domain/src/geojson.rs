@@ -614,18 +614,24 @@ fn positions(raw: &RawValue, field: &str, at: &str) -> Result<Vec<Position>, Plo
 }
 
 fn ring(raw: &RawValue, field: &str, at: &str) -> Result<Ring, PlotsError> {
-    let ring = positions(raw, field, at)?;
-    if ring.len() > MAX_RING_POSITIONS {
+    // Counted before any position is read: a ring over the limit costs one pass of the JSON.
+    let raw_positions = array(raw, field, &format!("coordinates{at}"))?;
+    if raw_positions.len() > MAX_RING_POSITIONS {
         return Err(err(
             field,
             format!(
                 "ring {at} has {} positions; at most {MAX_RING_POSITIONS} are accepted in one \
                  ring (give a larger plot as several polygons of a MultiPolygon or as several \
                  features)",
-                ring.len()
+                raw_positions.len()
             ),
         ));
     }
+    let ring = raw_positions
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| position(p, field, &format!("{at}[{i}]")))
+        .collect::<Result<Ring, _>>()?;
     if ring.len() < 4 {
         return Err(err(
             field,
