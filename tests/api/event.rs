@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::both_databases;
 use crate::helpers::*;
 
+mod stored_webhooks;
+
 async fn ok(app: &TestApp, token: &str, operation: &str, body: Value) -> Value {
     let (status, body) = app.call(token, operation, body).await;
     assert_eq!(status, 200, "{operation}: {body}");

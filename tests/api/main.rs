@@ -20,6 +20,7 @@
 mod helpers;
 
 mod artisan;
+mod bounds;
 mod core;
 mod eudr;
 mod event;

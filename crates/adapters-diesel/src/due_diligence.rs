@@ -43,6 +43,14 @@ struct SourceRow {
     openings: i64,
 }
 
+#[derive(QueryableByName)]
+struct SizeRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = BigInt)]
+    size: i64,
+}
+
 impl DueDiligenceRepo for DieselTx {
     fn put_due_diligence(&mut self, lot_id: Uuid, due_diligence: &DueDiligence) -> StoreResult<()> {
         let row = DueDiligenceRow {
@@ -80,6 +88,25 @@ impl DueDiligenceRepo for DieselTx {
                 let d = DueDiligence::from_document(&r.document, from_db(r.updated_date))
                     .map_err(|e| corrupt("due diligence", e))?;
                 found.push((uuid("due diligence", &r.green_lot_id)?, d));
+            }
+        }
+        Ok(found)
+    }
+
+    fn due_diligence_sizes(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, u64)>> {
+        let mut found = Vec::new();
+        for chunk in lot_ids.chunks(1000) {
+            let sql = format!(
+                "SELECT green_lot_id AS id, CAST(LENGTH(document) AS BIGINT) AS size \
+                   FROM green_lot_due_diligence WHERE green_lot_id IN ({})",
+                id_list(chunk)
+            );
+            let rows: Vec<SizeRow> = self.load_sql(sql)?;
+            for r in rows {
+                found.push((
+                    uuid("due diligence", &r.id)?,
+                    u64::try_from(r.size).unwrap_or(0),
+                ));
             }
         }
         Ok(found)

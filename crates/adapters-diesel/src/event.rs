@@ -272,7 +272,7 @@ impl WebhookRow {
             .map_err(|e| corrupt("webhook", e))?;
         Ok(Webhook {
             id: uuid("webhook", &self.id)?,
-            url: WebhookUrl::parse(&self.url).map_err(|e| corrupt("webhook", e))?,
+            url: WebhookUrl::from_stored(&self.url).map_err(|e| corrupt("webhook", e))?,
             types,
             description: self.description,
             status: WebhookStatus::parse(&self.status)

@@ -25,6 +25,11 @@ pub const SUPPLIER_TEXT_MAX: usize = 500;
 /// Most suppliers or statements one lot may list.
 pub const LIST_MAX: usize = 100;
 pub const REFERENCE_MAX: usize = 50;
+/// The most stored due diligence (its JSON, plots included: about what it adds to an answer) one
+/// `getDueDiligence` answer carries, and one page of `getGreenLotDetailsByIds`: 4 MiB. A report
+/// over more is refused naming its source lots, which are asked for one by one; a page of lot
+/// details ends early (its cursor goes on).
+pub const ANSWER_DOCUMENT_MAX: u64 = 4 * 1024 * 1024;
 
 static ALPHA2: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
     iso_country::data::all()
@@ -57,6 +62,16 @@ pub enum DueDiligenceError {
         describe(.0)
     )]
     Incomplete(Vec<Missing>),
+    /// The report's plots would make an answer over [`ANSWER_DOCUMENT_MAX`].
+    #[error(
+        "the due diligence behind this lot or order is {size} characters of JSON in {} source \
+         green lots, more than the {ANSWER_DOCUMENT_MAX} one answer carries; ask \
+         inventory.trace.getDueDiligence for each source green lot (filter.lotId), or read them \
+         page by page with inventory.green.getGreenLotDetailsByIds: {}",
+        .lots.len(),
+        .lots.iter().map(|l| format!("{} ({})", l.lot_number, l.id)).collect::<Vec<_>>().join(", ")
+    )]
+    TooLarge { size: u64, lots: Vec<SourceLot> },
 }
 
 fn describe(missing: &[Missing]) -> String {
@@ -78,7 +93,9 @@ impl BrokenRule for DueDiligenceError {
     fn violation(&self) -> Violation {
         match self {
             Self::Invalid { .. } | Self::Plots(_) => Violation::InvalidParameter,
-            Self::NotASource { .. } | Self::Incomplete(_) => Violation::BusinessRule,
+            Self::NotASource { .. } | Self::Incomplete(_) | Self::TooLarge { .. } => {
+                Violation::BusinessRule
+            }
         }
     }
 }
@@ -458,6 +475,39 @@ pub struct DueDiligenceReport {
     pub missing: Vec<Missing>,
 }
 
+/// Refuses a report over these sources (with the stored size of their due diligence) when it
+/// would carry more than [`ANSWER_DOCUMENT_MAX`]; checked before any due diligence is read.
+pub fn check_answer_size(
+    sources: &[SourceLot],
+    sizes: &[(Uuid, u64)],
+) -> Result<(), DueDiligenceError> {
+    let size = sizes
+        .iter()
+        .fold(0_u64, |total, (_, n)| total.saturating_add(*n));
+    if size <= ANSWER_DOCUMENT_MAX {
+        return Ok(());
+    }
+    let mut lots = sources.to_vec();
+    lots.sort_by_key(|l| l.number);
+    Err(DueDiligenceError::TooLarge { size, lots })
+}
+
+/// How many of these items (each with the stored size of its due diligence) one page holds:
+/// up to `limit`, ending early before the sizes pass [`ANSWER_DOCUMENT_MAX`] (but never
+/// empty).
+pub fn page_length(sizes: impl IntoIterator<Item = u64>, limit: usize) -> usize {
+    let mut total = 0_u64;
+    let mut n = 0_usize;
+    for size in sizes.into_iter().take(limit) {
+        total = total.saturating_add(size);
+        if n > 0 && total > ANSWER_DOCUMENT_MAX {
+            break;
+        }
+        n = n.saturating_add(1);
+    }
+    n
+}
+
 /// The report over these source lots (each listed once, in any order).
 pub fn report(mut sources: Vec<SourceDueDiligence>) -> DueDiligenceReport {
     sources.sort_by_key(|s| s.lot.number);
@@ -539,8 +589,8 @@ impl DueDiligence {
     ) -> Result<Self, DocumentError> {
         let d: Document =
             serde_json::from_str(document).map_err(|e| DocumentError(e.to_string()))?;
-        let plots =
-            Plots::parse(d.plots.get(), "plots").map_err(|e| DocumentError(e.to_string()))?;
+        // As stored: the plots met the rules when they were written and are not judged again.
+        let plots = Plots::from_stored(d.plots.get()).map_err(DocumentError)?;
         Ok(Self {
             hs_code: d.hs_code,
             country_of_production: d.country_of_production,
@@ -767,6 +817,33 @@ mod tests {
             ]
         );
         assert!(report(vec![source(1, Some(full))]).complete);
+    }
+
+    #[test]
+    fn a_report_over_too_much_is_refused_naming_every_source() {
+        let lots: Vec<SourceLot> = [2, 1].map(|n| source(n, None).lot).to_vec();
+        let half = ANSWER_DOCUMENT_MAX / 2;
+        let sizes = [(lots[0].id, half), (lots[1].id, half)];
+        assert!(check_answer_size(&lots, &sizes).is_ok());
+        let sizes = [(lots[0].id, half), (lots[1].id, half + 1)];
+        let e = check_answer_size(&lots, &sizes).unwrap_err();
+        assert_eq!(e.violation(), Violation::BusinessRule);
+        let message = e.to_string();
+        assert!(
+            message.contains("PG-1 (") && message.contains("PG-2 ("),
+            "{message}"
+        );
+        assert!(message.contains("filter.lotId"), "{message}");
+    }
+
+    #[test]
+    fn a_page_of_details_ends_before_its_documents_pass_the_bound() {
+        let mib = 1024 * 1024;
+        assert_eq!(page_length([mib; 10], 100), 4);
+        assert_eq!(page_length([mib; 10], 3), 3);
+        assert_eq!(page_length([10 * mib, 1], 100), 1, "never empty");
+        assert_eq!(page_length([0; 200], 100), 100);
+        assert_eq!(page_length([], 100), 0);
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! This module never rounds a number, never reorders a feature and never drops a property.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -23,6 +24,17 @@ pub const SCALE_DIGITS: u32 = 30;
 pub const MAX_FEATURES: usize = 10_000;
 /// The largest area, in hectares, a plot may have and still be given as a point.
 pub const MAX_POINT_HECTARES: i128 = 4;
+/// Most positions one polygon ring may hold. A ring is checked for self-crossing in
+/// O(n log n), so this bounds time only mildly; it bounds the size of one plot (a 50,000-position
+/// ring is about 1 MB of GeoJSON) in the spirit of the EU information system, which takes 25 MB
+/// per statement.
+pub const MAX_RING_POSITIONS: usize = 50_000;
+/// Most positions one collection may hold, over all its features (a 1 MiB request cannot reach
+/// it; stored documents stay bounded whatever the request limit becomes).
+pub const MAX_POSITIONS: usize = 100_000;
+/// Longest text of any number in the plots (a coordinate, an altitude, a number in the
+/// properties): 30 decimal places and a sign fit twice over.
+pub const MAX_NUMBER_CHARS: usize = 64;
 
 const SCALE: i128 = 10_i128.pow(SCALE_DIGITS);
 
@@ -233,6 +245,16 @@ impl Geometry {
         out.push('}');
     }
 
+    /// How many positions the geometry holds.
+    pub fn position_count(&self) -> usize {
+        match self {
+            Self::Point(_) => 1,
+            Self::MultiPoint(points) => points.len(),
+            Self::Polygon(rings) => rings.iter().map(Vec::len).sum(),
+            Self::MultiPolygon(polygons) => polygons.iter().flatten().map(Vec::len).sum(),
+        }
+    }
+
     /// Every position, for drawing.
     pub fn positions(&self) -> Vec<&Position> {
         match self {
@@ -348,6 +370,68 @@ struct GeometryIn<'a> {
     coordinates: Option<&'a RawValue>,
 }
 
+/// A stored collection: syntax only.
+#[derive(Deserialize)]
+struct StoredCollection {
+    features: Vec<StoredFeature>,
+}
+
+#[derive(Deserialize)]
+struct StoredFeature {
+    geometry: StoredGeometry,
+    properties: Option<BTreeMap<String, Box<RawValue>>>,
+}
+
+type StoredPosition = Vec<Box<RawValue>>;
+
+#[derive(Deserialize)]
+#[serde(tag = "type", content = "coordinates")]
+enum StoredGeometry {
+    Point(StoredPosition),
+    MultiPoint(Vec<StoredPosition>),
+    Polygon(Vec<Vec<StoredPosition>>),
+    MultiPolygon(Vec<Vec<Vec<StoredPosition>>>),
+}
+
+impl StoredGeometry {
+    fn decode(self) -> Result<Geometry, String> {
+        fn position(p: StoredPosition) -> Result<Position, String> {
+            let mut numbers = p.into_iter().map(|n| n.get().trim().to_owned());
+            // The scaled value serves only the checks of new plots; a stored coordinate is never
+            // checked again, so one today's parser could not scale is kept by its text alone.
+            let coordinate = |text: String| Coordinate {
+                scaled: parse_scaled(&text).unwrap_or_default(),
+                text,
+            };
+            match (numbers.next(), numbers.next()) {
+                (Some(lon), Some(lat)) => Ok(Position {
+                    longitude: coordinate(lon),
+                    latitude: coordinate(lat),
+                    altitude: numbers.next(),
+                }),
+                _ => Err("a stored position lacks a longitude or a latitude".to_owned()),
+            }
+        }
+        fn ring(r: Vec<StoredPosition>) -> Result<Ring, String> {
+            r.into_iter().map(position).collect()
+        }
+        fn polygon(p: Vec<Vec<StoredPosition>>) -> Result<Vec<Ring>, String> {
+            p.into_iter().map(ring).collect()
+        }
+        Ok(match self {
+            Self::Point(p) => Geometry::Point(position(p)?),
+            Self::MultiPoint(points) => Geometry::MultiPoint(ring(points)?),
+            Self::Polygon(rings) => Geometry::Polygon(polygon(rings)?),
+            Self::MultiPolygon(polygons) => Geometry::MultiPolygon(
+                polygons
+                    .into_iter()
+                    .map(polygon)
+                    .collect::<Result<_, _>>()?,
+            ),
+        })
+    }
+}
+
 fn object<'a, T: Deserialize<'a>>(raw: &'a str, field: &str, what: &str) -> Result<T, PlotsError> {
     if !raw.trim_start().starts_with('{') {
         return Err(err(field, format!("must be {what}")));
@@ -366,6 +450,96 @@ fn number(raw: &RawValue) -> Option<&str> {
     let text = raw.get().trim();
     text.starts_with(|c: char| c == '-' || c.is_ascii_digit())
         .then_some(text)
+}
+
+/// Whether a JSON number's text is one every decoder takes: at most [`MAX_NUMBER_CHARS`]
+/// characters and within the range of a double (`1e999999` is not; decoders refuse it or make
+/// it infinite).
+fn number_is_sane(text: &str) -> bool {
+    if text.len() > MAX_NUMBER_CHARS {
+        return false;
+    }
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap_or(i64::MAX)),
+        None => (unsigned, 0),
+    };
+    let int = mantissa.split('.').next().unwrap_or("");
+    let int_digits = i64::try_from(int.trim_start_matches('0').len()).unwrap_or(i64::MAX);
+    // The decimal magnitude of the number (a double reaches 1.8e308); far below zero it is
+    // zero to a double, which is fine.
+    int_digits.saturating_sub(1).saturating_add(exponent) <= 307
+}
+
+fn number_problem(text: &str) -> String {
+    format!(
+        "holds a number no decoder takes (over {MAX_NUMBER_CHARS} characters, or beyond the \
+         range of a double): {}…",
+        text.get(..20).unwrap_or(text)
+    )
+}
+
+/// Why JSON text kept as sent could not be read back by every decoder, if it could not: a
+/// number [`number_is_sane`] refuses, or a `\u` escape of half a surrogate pair (`"\ud800"`
+/// names no character; serde_json and Python refuse it).
+fn kept_json_problem(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let digits = raw.get(at..at.checked_add(4)?)?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let lone =
+        "holds half a surrogate pair (a \\u escape of U+D800 to U+DFFF without its other half)";
+    let mut i = 0_usize;
+    let mut in_string = false;
+    while let Some(&b) = bytes.get(i) {
+        if in_string {
+            match b {
+                b'"' => in_string = false,
+                b'\\' if bytes.get(i.saturating_add(1)) == Some(&b'u') => {
+                    let unit = hex(i.saturating_add(2)).unwrap_or(0);
+                    if (0xDC00..=0xDFFF).contains(&unit) {
+                        return Some(lone.to_owned());
+                    }
+                    if (0xD800..=0xDBFF).contains(&unit) {
+                        let next = i.saturating_add(6);
+                        let low = (raw.get(next..next.saturating_add(2)) == Some("\\u"))
+                            .then(|| hex(next.saturating_add(2)))
+                            .flatten();
+                        if !low.is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) {
+                            return Some(lone.to_owned());
+                        }
+                        i = next.saturating_add(6);
+                    } else {
+                        i = i.saturating_add(6);
+                    }
+                    continue;
+                }
+                b'\\' => {
+                    i = i.saturating_add(2);
+                    continue;
+                }
+                _ => {}
+            }
+            i = i.saturating_add(1);
+        } else if b == b'"' {
+            in_string = true;
+            i = i.saturating_add(1);
+        } else if b == b'-' || b.is_ascii_digit() {
+            let rest = raw.get(i..).unwrap_or("");
+            let len = rest
+                .find(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')))
+                .unwrap_or(rest.len());
+            let text = rest.get(..len).unwrap_or("");
+            if !number_is_sane(text) {
+                return Some(number_problem(text));
+            }
+            i = i.saturating_add(len.max(1));
+        } else {
+            i = i.saturating_add(1);
+        }
+    }
+    None
 }
 
 /// Degrees a coordinate may reach, in units of 10⁻³⁰.
@@ -399,6 +573,17 @@ fn position(raw: &RawValue, field: &str, at: &str) -> Result<Position, PlotsErro
         ));
     };
     let altitude = numbers.next();
+    for text in [Some(&lon), Some(&lat), altitude.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if !number_is_sane(text) {
+            return Err(err(
+                field,
+                format!("position {at} {}", number_problem(text)),
+            ));
+        }
+    }
     let coordinate = |text: String, name: &str, degrees: i128| {
         let scaled = parse_scaled(&text)
             .map_err(|e| err(field, e.describe(&format!("the {name} of position {at}"))))?;
@@ -429,7 +614,24 @@ fn positions(raw: &RawValue, field: &str, at: &str) -> Result<Vec<Position>, Plo
 }
 
 fn ring(raw: &RawValue, field: &str, at: &str) -> Result<Ring, PlotsError> {
-    let ring = positions(raw, field, at)?;
+    // Counted before any position is read: a ring over the limit costs one pass of the JSON.
+    let raw_positions = array(raw, field, &format!("coordinates{at}"))?;
+    if raw_positions.len() > MAX_RING_POSITIONS {
+        return Err(err(
+            field,
+            format!(
+                "ring {at} has {} positions; at most {MAX_RING_POSITIONS} are accepted in one \
+                 ring (give a larger plot as several polygons of a MultiPolygon or as several \
+                 features)",
+                raw_positions.len()
+            ),
+        ));
+    }
+    let ring = raw_positions
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| position(p, field, &format!("{at}[{i}]")))
+        .collect::<Result<Ring, _>>()?;
     if ring.len() < 4 {
         return Err(err(
             field,
@@ -525,6 +727,11 @@ fn plot(raw: &RawValue, field: &str) -> Result<Plot, PlotsError> {
         Some(p) if p.get().trim() != "null" => object(p.get(), &properties_field, "an object")?,
         _ => BTreeMap::new(),
     };
+    for (name, value) in &properties {
+        if let Some(problem) = kept_json_problem(value.get()) {
+            return Err(err(&format!("{properties_field}.{name}"), problem));
+        }
+    }
     if matches!(geometry, Geometry::Point(_) | Geometry::MultiPoint(_)) {
         let area_field = format!("{properties_field}.Area");
         let area = properties.get("Area").ok_or_else(|| {
@@ -575,11 +782,43 @@ impl Plots {
                 ),
             ));
         }
+        let mut positions = 0_usize;
         let features = features
             .into_iter()
             .enumerate()
-            .map(|(i, f)| plot(f, &format!("{features_field}[{i}]")))
+            .map(|(i, f)| {
+                let plot = plot(f, &format!("{features_field}[{i}]"))?;
+                positions = positions.saturating_add(plot.geometry.position_count());
+                if positions > MAX_POSITIONS {
+                    return Err(err(
+                        &features_field,
+                        format!(
+                            "hold more than {MAX_POSITIONS} positions (counted to features[{i}]); \
+                             at most {MAX_POSITIONS} are accepted in one lot's plots"
+                        ),
+                    ));
+                }
+                Ok(plot)
+            })
             .collect::<Result<_, _>>()?;
+        Ok(Self { features })
+    }
+
+    /// Reads plots back as stored: their syntax only (a `FeatureCollection` of features with a
+    /// geometry of positions), never today's rules of ranges, rings or areas, which the plots
+    /// met when they were stored. Cheap: no ring is tested for crossing.
+    pub fn from_stored(json: &str) -> Result<Self, String> {
+        let c: StoredCollection = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let features = c
+            .features
+            .into_iter()
+            .map(|f| {
+                Ok(Plot {
+                    geometry: f.geometry.decode()?,
+                    properties: f.properties.unwrap_or_default(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
         Ok(Self { features })
     }
 
@@ -648,6 +887,8 @@ type Point = (i128, i128);
 /// Exact: coordinates are at most 1.8 × 10³² in magnitude, so differences fit in `i128` and
 /// their products in 256 bits.
 fn orientation(p: Point, q: Point, r: Point) -> Ordering {
+    #[cfg(test)]
+    tests::ORIENTATIONS.with(|n| n.set(n.get().saturating_add(1)));
     // Coordinates are range-checked to at most 1.8 × 10³² in magnitude: no difference saturates.
     compare(
         product(q.0.saturating_sub(p.0), r.1.saturating_sub(p.1)),
@@ -717,29 +958,122 @@ fn segments(ring: &[Position]) -> Vec<(Point, Point)> {
 /// any. A ring whose distinct vertices are fewer than three encloses nothing and counts as
 /// crossing itself (segments 0 and 0).
 ///
-/// A sweep along longitude: segments sorted by their west end, each compared only with those
-/// starting before it ends, so a ring of many vertices costs far less than every pair.
+/// Shamos–Hoey: a sweep over the vertices in (longitude, latitude) order keeps the segments it
+/// is inside ordered from south to north, and tests a segment only against its neighbours in
+/// that order when it enters or when the segment between two of them leaves. Before the sweep
+/// passes the first place where two segments meet, those two are neighbours at some step and
+/// are tested then (exactly, over their whole length), so the first meeting is always found:
+/// O(n log n) orientation tests for a ring of n segments, never every pair.
 fn crossing(ring: &[Position]) -> Option<(usize, usize)> {
     let segments = segments(ring);
     if segments.len() < 3 {
         return Some((0, 0));
     }
-    let west = |&(a, b): &(Point, Point)| a.0.min(b.0);
-    let east = |&(a, b): &(Point, Point)| a.0.max(b.0);
-    let mut order: Vec<(i128, i128, usize)> = segments
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (west(s), east(s), i))
-        .collect();
-    order.sort_unstable();
-    for (k, &(_, east_i, i)) in order.iter().enumerate() {
-        for &(west_j, _, j) in order.iter().skip(k.saturating_add(1)) {
-            if west_j > east_i {
-                break;
+    sweep(&segments)
+}
+
+/// A segment in the sweep, its ends in (longitude, latitude) order.
+#[derive(Debug, Clone, Copy)]
+struct Active {
+    west: Point,
+    east: Point,
+    index: usize,
+}
+
+impl Active {
+    fn new(segments: &[(Point, Point)], index: usize) -> Option<Self> {
+        let &(a, b) = segments.get(index)?;
+        let (west, east) = if a <= b { (a, b) } else { (b, a) };
+        Some(Self { west, east, index })
+    }
+
+    /// Where `self` lies against `other` (north is `Greater`), both inside the sweep at the
+    /// later of their west ends. The order depends on the pair alone, not on where the sweep
+    /// is: while no two segments meet, it is the south-to-north order everywhere both are.
+    fn against(&self, other: &Self) -> Ordering {
+        if self.west < other.west {
+            return other.against(self).reverse();
+        }
+        // `self` enters at or after `other`: which side of `other` its west end lies on, then
+        // (starting on `other`'s line) which side its east end lies on.
+        let side = orientation(other.west, other.east, self.west)
+            .then_with(|| orientation(other.west, other.east, self.east));
+        side.then_with(|| self.index.cmp(&other.index))
+    }
+}
+
+impl PartialEq for Active {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+
+impl Eq for Active {}
+
+impl PartialOrd for Active {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Active {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self.index == other.index {
+            Ordering::Equal
+        } else {
+            self.against(other)
+        }
+    }
+}
+
+/// The sweep of [`crossing`] over at least three segments.
+fn sweep(segments: &[(Point, Point)]) -> Option<(usize, usize)> {
+    let n = segments.len();
+    // Each segment enters (0) at its west end and leaves (1) at its east end.
+    let mut events: Vec<(Point, u8, usize)> = Vec::with_capacity(n.saturating_mul(2));
+    for index in 0..n {
+        let segment = Active::new(segments, index)?;
+        events.push((segment.west, 0, index));
+        events.push((segment.east, 1, index));
+    }
+    events.sort_unstable();
+    let meets = |i: usize, j: usize| {
+        let (low, high) = (i.min(j), i.max(j));
+        pair_meets(segments, low, high).then_some((low, high))
+    };
+    // A vertex the ring passes twice is the end of more than two segments there: two of any
+    // three such segments are not neighbours in the ring, and meet.
+    for group in events.chunk_by(|a, b| a.0 == b.0) {
+        if let [(_, _, a), (_, _, b), (_, _, c), ..] = group {
+            let found = meets(*a, *b)
+                .or_else(|| meets(*a, *c))
+                .or_else(|| meets(*b, *c));
+            if found.is_some() {
+                return found;
             }
-            let (low, high) = (i.min(j), i.max(j));
-            if pair_meets(&segments, low, high) {
-                return Some((low, high));
+        }
+    }
+    let mut active: BTreeSet<Active> = BTreeSet::new();
+    for &(_, leaves, index) in &events {
+        let segment = Active::new(segments, index)?;
+        let below = active.range(..segment).next_back().copied();
+        let above = active
+            .range((Bound::Excluded(segment), Bound::Unbounded))
+            .next()
+            .copied();
+        if leaves == 0 {
+            for neighbour in [below, above].into_iter().flatten() {
+                if let Some(found) = meets(index, neighbour.index) {
+                    return Some(found);
+                }
+            }
+            active.insert(segment);
+        } else {
+            active.remove(&segment);
+            if let (Some(below), Some(above)) = (below, above)
+                && let Some(found) = meets(below.index, above.index)
+            {
+                return Some(found);
             }
         }
     }
@@ -750,6 +1084,139 @@ fn crossing(ring: &[Position]) -> Option<(usize, usize)> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Orientation tests made on this thread: the work of a self-crossing check.
+        pub(super) static ORIENTATIONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    fn vertex(x: i64, y: i64) -> Position {
+        Position {
+            longitude: Coordinate {
+                text: format!("{x}e-3"),
+                scaled: i128::from(x) * SCALE / 1000,
+            },
+            latitude: Coordinate {
+                text: format!("{y}e-3"),
+                scaled: i128::from(y) * SCALE / 1000,
+            },
+            altitude: None,
+        }
+    }
+
+    /// Orientation tests `crossing` makes for this ring.
+    fn work(ring: &[Position]) -> (Option<(usize, usize)>, u64) {
+        ORIENTATIONS.with(|n| n.set(0));
+        let found = crossing(ring);
+        (found, ORIENTATIONS.with(Cell::get))
+    }
+
+    /// A simple ring of `n` zigzag vertices along x, closed under them.
+    fn zigzag(n: i64, amplitude: i64) -> Vec<Position> {
+        let mut ring: Vec<Position> = (0..n).map(|i| vertex(i, (i % 2) * amplitude)).collect();
+        ring.push(vertex(n - 1, -amplitude));
+        ring.push(vertex(0, -amplitude));
+        ring.push(vertex(0, 0));
+        ring
+    }
+
+    /// A simple ring of `n` vertices alternating between x = 0 and x = 100 while climbing:
+    /// every segment spans the whole width, so all of them are in the sweep at once.
+    fn comb(n: i64) -> Vec<Position> {
+        let mut ring: Vec<Position> = (0..n).map(|i| vertex((i % 2) * 100_000, i)).collect();
+        ring.push(vertex(-1, n - 1));
+        ring.push(vertex(-1, 0));
+        ring.push(vertex(0, 0));
+        ring
+    }
+
+    fn ring_json(ring: &[Position]) -> String {
+        let positions: Vec<String> = ring
+            .iter()
+            .map(|p| format!("[{},{}]", p.longitude.text, p.latitude.text))
+            .collect();
+        format!("[{}]", positions.join(","))
+    }
+
+    #[test]
+    fn a_long_zigzag_costs_n_log_n_orientation_tests_not_n_squared() {
+        for ring in [zigzag(50_000, 1), zigzag(50_000, 1_000_000), comb(50_000)] {
+            let n = ring.len() as u64;
+            let (found, tests) = work(&ring);
+            assert_eq!(found, None);
+            let log = u64::from(n.ilog2()) + 1;
+            // Checking every pair would make n²/2 ≈ 1.25 × 10⁹ of them.
+            assert!(tests <= 40 * n * log, "{tests} tests for {n} segments");
+        }
+    }
+
+    #[test]
+    fn a_ring_over_the_limit_is_refused_naming_the_limit() {
+        let n = MAX_RING_POSITIONS as i64;
+        let e = Plots::parse(&polygon_json(&ring_json(&zigzag(n, 1))), "data.plots").unwrap_err();
+        assert_eq!(e.field, "data.plots.features[0].geometry.coordinates");
+        assert!(e.problem.contains(&MAX_RING_POSITIONS.to_string()), "{e}");
+        let fits = zigzag(n - 3, 1);
+        assert_eq!(fits.len(), MAX_RING_POSITIONS);
+        assert!(Plots::parse(&polygon_json(&ring_json(&fits)), "data.plots").is_ok());
+    }
+
+    #[test]
+    fn numbers_no_decoder_takes_and_lone_surrogates_are_refused() {
+        let with_altitude = |alt: &str| {
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{{"type":"Feature","geometry":{{"type":"Point","coordinates":[38.5,6.25,{alt}]}},"properties":{{"Area":1}}}}]}}"#
+            )
+        };
+        assert!(Plots::parse(&with_altitude("1850.5"), "data.plots").is_ok());
+        assert!(Plots::parse(&with_altitude("1e300"), "data.plots").is_ok());
+        for bad in ["1e999999".to_owned(), "9".repeat(5_000), "1e309".to_owned()] {
+            let e = Plots::parse(&with_altitude(&bad), "data.plots").unwrap_err();
+            assert_eq!(
+                e.field, "data.plots.features[0].geometry.coordinates",
+                "{bad}"
+            );
+        }
+        let with_property = |value: &str| {
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{{"type":"Feature","geometry":{{"type":"Point","coordinates":[38.5,6.25]}},"properties":{{"Area":1,"ProducerName":{value}}}}}]}}"#
+            )
+        };
+        for good in [
+            r#""Finca \ud83d\ude00""#,
+            r#""\u00e9\"\\ud800""#,
+            r#"[1.5e10, {"a": -2}]"#,
+        ] {
+            assert!(
+                Plots::parse(&with_property(good), "data.plots").is_ok(),
+                "{good}"
+            );
+        }
+        for bad in [
+            r#""\ud800""#,
+            r#""x\udc00y""#,
+            r#""\ud800\u0041""#,
+            r#"{"a": 1e999999}"#,
+        ] {
+            let e = Plots::parse(&with_property(bad), "data.plots").unwrap_err();
+            assert_eq!(
+                e.field, "data.plots.features[0].properties.ProducerName",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn stored_plots_are_read_back_without_today_s_rules() {
+        // A bow tie, and a point with a latitude of 100 and no area: both refused as input.
+        let stored = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]},"properties":{}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1,100,7]},"properties":null}]}"#;
+        assert!(Plots::parse(stored, "plots").is_err());
+        let plots = Plots::from_stored(stored).unwrap();
+        assert_eq!(plots.features.len(), 2);
+        assert!(plots.to_json().contains("[1,100,7]"));
+        assert!(Plots::from_stored(r#"{"features":[{"geometry":{"type":"Point"}}]}"#).is_err());
+    }
 
     fn square() -> &'static str {
         r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[-75.1,4.1],[-75.0,4.1],[-75.0,4.2],[-75.1,4.2],[-75.1,4.1]]]},"properties":{"ProducerName":"Finca A"}}]}"#
@@ -939,6 +1406,36 @@ mod tests {
             let every_pair = segs.len() < 3
                 || (0..segs.len()).any(|i| (i + 1..segs.len()).any(|j| pair_meets(&segs, i, j)));
             prop_assert_eq!(crossing(&ring).is_some(), every_pair);
+        }
+
+        #[test]
+        fn the_sweep_agrees_with_every_pair_on_dense_rings(
+            vertices in proptest::collection::vec((-3i64..3, -3i64..3), 3..30),
+        ) {
+            let mut ring: Vec<Position> = vertices.iter().map(|&(x, y)| vertex(x, y)).collect();
+            ring.push(ring[0].clone());
+            let segs = segments(&ring);
+            let every_pair = segs.len() < 3
+                || (0..segs.len()).any(|i| (i + 1..segs.len()).any(|j| pair_meets(&segs, i, j)));
+            prop_assert_eq!(crossing(&ring).is_some(), every_pair);
+        }
+
+        #[test]
+        fn the_sweep_accepts_simple_rings_as_every_pair_does(
+            upper in proptest::collection::btree_map(-99i64..99, 1i64..20, 1..40),
+            lower in proptest::collection::btree_map(-99i64..99, -20i64..0, 1..40),
+        ) {
+            // An x-monotone polygon: the west end, the upper chain east, the east end, the lower
+            // chain back west. Simple, with many vertical and collinear coincidences.
+            let mut ring = vec![vertex(-100, 0)];
+            ring.extend(upper.iter().map(|(&x, &y)| vertex(x, y)));
+            ring.push(vertex(100, 0));
+            ring.extend(lower.iter().rev().map(|(&x, &y)| vertex(x, y)));
+            ring.push(vertex(-100, 0));
+            let segs = segments(&ring);
+            let every_pair = (0..segs.len()).any(|i| (i + 1..segs.len()).any(|j| pair_meets(&segs, i, j)));
+            prop_assert!(!every_pair);
+            prop_assert_eq!(crossing(&ring), None);
         }
 
         #[test]

@@ -21,8 +21,11 @@ pub const FAILURES_BEFORE_DISABLED: u32 = 5;
 pub enum WebhookError {
     #[error("data.url must be an absolute https:// URL with a host: {0}")]
     NotHttps(String),
-    #[error("data.url is longer than {MAX_URL_CHARS} characters")]
-    UrlTooLong,
+    #[error(
+        "data.url is {0} characters long as stored (non-ASCII characters percent-encoded); at \
+         most {MAX_URL_CHARS} are accepted"
+    )]
+    UrlTooLong(usize),
     #[error("data.description is longer than {MAX_DESCRIPTION_CHARS} characters")]
     DescriptionTooLong,
     #[error(
@@ -44,7 +47,8 @@ impl BrokenRule for WebhookError {
     }
 }
 
-/// An `https://` URL with a host, at most [`MAX_URL_CHARS`] long.
+/// An `https://` URL with a host, at most [`MAX_URL_CHARS`] long as stored: normalised, with
+/// non-ASCII characters percent-encoded (one `é` is six characters, `%C3%A9`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookUrl {
     url: url::Url,
@@ -52,10 +56,16 @@ pub struct WebhookUrl {
 
 impl WebhookUrl {
     pub fn parse(text: &str) -> Result<Self, WebhookError> {
-        if text.chars().count() > MAX_URL_CHARS {
-            return Err(WebhookError::UrlTooLong);
+        let given = text.chars().count();
+        if given > MAX_URL_CHARS {
+            return Err(WebhookError::UrlTooLong(given));
         }
         let url = url::Url::parse(text).map_err(|e| WebhookError::NotHttps(e.to_string()))?;
+        // Measured as stored and answered: normalisation may make the text several times longer.
+        let stored = url.as_str().len();
+        if stored > MAX_URL_CHARS {
+            return Err(WebhookError::UrlTooLong(stored));
+        }
         if url.scheme() != "https" || url.host().is_none() {
             return Err(WebhookError::NotHttps(format!("`{text}`")));
         }
@@ -63,6 +73,12 @@ impl WebhookUrl {
             return Err(WebhookError::NotHttps("credentials in the URL".into()));
         }
         Ok(Self { url })
+    }
+
+    /// A URL as stored: decoded by its syntax only, never judged by today's rules (a row
+    /// written under other limits still lists, and is delivered to).
+    pub fn from_stored(text: &str) -> Result<Self, url::ParseError> {
+        url::Url::parse(text).map(|url| Self { url })
     }
 
     pub fn as_str(&self) -> &str {
@@ -102,7 +118,12 @@ pub fn is_private(ip: IpAddr) -> bool {
             if let Some(v4) = embedded_v4(v6) {
                 return is_private_v4(v4);
             }
-            let first = v6.segments().first().copied().unwrap_or(0);
+            let segments = v6.segments();
+            let first = segments.first().copied().unwrap_or(0);
+            // 64:ff9b:1::/48 is NAT64 for local use (RFC 8215): translated inside the network.
+            if segments.get(..3) == Some(&[0x64, 0xff9b, 1]) {
+                return true;
+            }
             v6.is_loopback()
                 || v6.is_unspecified()
                 // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local (deprecated).
@@ -115,7 +136,7 @@ pub fn is_private(ip: IpAddr) -> bool {
 }
 
 fn is_private_v4(v4: Ipv4Addr) -> bool {
-    let [a, b, ..] = v4.octets();
+    let [a, b, c, _] = v4.octets();
     v4.is_loopback()
         || v4.is_private()
         || v4.is_link_local()
@@ -125,10 +146,15 @@ fn is_private_v4(v4: Ipv4Addr) -> bool {
         // 0.0.0.0/8 ("this network"), 100.64.0.0/10 (carrier-grade NAT).
         || a == 0
         || (a == 100 && (b & 0xc0) == 64)
+        // 192.0.0.0/24 (protocol assignments), 198.18.0.0/15 (benchmarking), 240.0.0.0/4
+        // (reserved, with the broadcast address).
+        || (a == 192 && b == 0 && c == 0)
+        || (a == 198 && (b & 0xfe) == 18)
+        || a >= 240
 }
 
-/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) or
-/// NAT64 (`64:ff9b::a.b.c.d`) IPv6 address.
+/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`),
+/// NAT64 (`64:ff9b::a.b.c.d`) or 6to4 (`2002:aabb:ccdd::`, RFC 3056) IPv6 address.
 fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
     if let Some(v4) = v6.to_ipv4_mapped() {
         return Some(v4);
@@ -139,6 +165,11 @@ fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
     match s {
         [0, 0, 0, 0, 0, 0, hi, _] if hi != 0 => Some(tail()),
         [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(tail()),
+        [0x2002, hi, lo, ..] => {
+            let [a, b] = hi.to_be_bytes();
+            let [c, d] = lo.to_be_bytes();
+            Some(Ipv4Addr::new(a, b, c, d))
+        }
         _ => None,
     }
 }
@@ -317,7 +348,31 @@ mod tests {
             );
         }
         let long = format!("https://e.com/{}", "a".repeat(MAX_URL_CHARS));
-        assert_eq!(WebhookUrl::parse(&long), Err(WebhookError::UrlTooLong));
+        assert_eq!(
+            WebhookUrl::parse(&long),
+            Err(WebhookError::UrlTooLong(MAX_URL_CHARS + 14))
+        );
+    }
+
+    #[test]
+    fn a_url_is_measured_as_stored() {
+        // 426 characters as given, 2,423 once percent-encoded.
+        let given = format!("https://e.com/{}", "é".repeat(403));
+        assert!(given.chars().count() < MAX_URL_CHARS);
+        assert!(matches!(
+            WebhookUrl::parse(&given),
+            Err(WebhookError::UrlTooLong(n)) if n > MAX_URL_CHARS
+        ));
+        let fits = format!("https://e.com/{}", "é".repeat(300));
+        assert!(WebhookUrl::parse(&fits).unwrap().as_str().len() <= MAX_URL_CHARS);
+    }
+
+    #[test]
+    fn a_stored_url_is_read_back_whatever_today_s_limits() {
+        let stored = format!("https://e.com/{}", "%C3%A9".repeat(403));
+        let url = WebhookUrl::from_stored(&stored).unwrap();
+        assert_eq!(url.as_str(), stored);
+        assert!(WebhookUrl::from_stored("not a url").is_err());
     }
 
     #[test]
@@ -338,6 +393,16 @@ mod tests {
             "::ffff:10.0.0.1",
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
+            "198.18.0.1",
+            "198.19.255.254",
+            "192.0.0.1",
+            "240.0.0.1",
+            "255.255.255.255",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "2002:c0a8:101::",
+            "64:ff9b:1::a00:1",
+            "64:ff9b:1:ffff::1",
         ] {
             let ip: IpAddr = ip.parse().unwrap();
             assert!(is_private(ip), "{ip}");
@@ -346,6 +411,11 @@ mod tests {
             "93.184.216.34",
             "2606:2800:220:1::1",
             "::ffff:93.184.216.34",
+            "198.20.0.1",
+            "198.17.255.255",
+            "192.0.1.1",
+            "2002:5db8:d822::1",
+            "64:ff9b::5db8:d822",
         ] {
             let ip: IpAddr = ip.parse().unwrap();
             assert!(!is_private(ip), "{ip}");

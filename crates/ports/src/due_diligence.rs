@@ -66,10 +66,13 @@ pub enum DueDiligenceOf {
 
 /// The report over every source green lot upstream of `starts` (a green lot that is itself a
 /// source counts). Three queries: the edges, the source lots, their due diligence.
+/// With `bounded`, a report whose stored due diligence passes
+/// [`due_diligence::ANSWER_DOCUMENT_MAX`] is refused before any of it is read.
 pub(crate) fn report_of(
     tx: &mut impl Repos,
     starts: &[Reference],
     start_green: &[Uuid],
+    bounded: bool,
 ) -> Result<DueDiligenceReport, AppError> {
     let edges = tx.upstream_edges(starts)?;
     let mut green: Vec<Uuid> = edges
@@ -82,6 +85,9 @@ pub(crate) fn report_of(
     green.dedup();
     let sources = tx.source_green_lots(&green)?;
     let ids: Vec<Uuid> = sources.iter().map(|s| s.id).collect();
+    if bounded {
+        due_diligence::check_answer_size(&sources, &tx.due_diligence_sizes(&ids)?)?;
+    }
     let mut found: HashMap<Uuid, DueDiligence> = tx.due_diligence_of(&ids)?.into_iter().collect();
     let sources = sources
         .into_iter()
@@ -133,8 +139,23 @@ impl<S: Store> Roastery<S> {
     }
 
     /// The source lots, statements and plots behind a lot (green, roasted or blended) or an
-    /// order's shipments.
+    /// order's shipments, as one answer carries them: refused when their stored due diligence
+    /// passes [`due_diligence::ANSWER_DOCUMENT_MAX`].
     pub fn due_diligence_of(&self, of: DueDiligenceOf) -> Result<DueDiligenceReport, AppError> {
+        self.due_diligence_report(of, true)
+    }
+
+    /// Like [`Self::due_diligence_of`], whatever its size (for the command line, which writes
+    /// a file).
+    pub fn due_diligence_of_all(&self, of: DueDiligenceOf) -> Result<DueDiligenceReport, AppError> {
+        self.due_diligence_report(of, false)
+    }
+
+    fn due_diligence_report(
+        &self,
+        of: DueDiligenceOf,
+        bounded: bool,
+    ) -> Result<DueDiligenceReport, AppError> {
         self.store.read(|tx| match of {
             DueDiligenceOf::Lot(id) => {
                 let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
@@ -149,11 +170,11 @@ impl<S: Store> Roastery<S> {
                 } else {
                     &[]
                 };
-                report_of(tx, &[Reference::Lot(start.lot)], green)
+                report_of(tx, &[Reference::Lot(start.lot)], green, bounded)
             }
             DueDiligenceOf::Order(id) => {
                 tx.order(id)?.ok_or(OrderError::NotFound(id))?;
-                report_of(tx, &[Reference::Order(id)], &[])
+                report_of(tx, &[Reference::Order(id)], &[], bounded)
             }
         })
     }
@@ -197,7 +218,7 @@ pub(crate) fn check_shippable(
         .filter(|l| l.kind == LotKind::Green)
         .map(|l| l.id)
         .collect();
-    let report = report_of(tx, &starts, &green)?;
+    let report = report_of(tx, &starts, &green, false)?;
     if report.complete {
         Ok(())
     } else {

@@ -133,10 +133,14 @@ impl<S: Store> Roastery<S> {
     /// Events after the page's position, oldest first. Committed events are numbered first,
     /// so an event whose transaction committed late still comes after the cursor handed out.
     pub fn list_events(&self, types: &[String], page: PageRequest) -> Result<EventPage, AppError> {
-        let types = types
+        let mut types = types
             .iter()
             .map(|t| EventType::parse(t))
             .collect::<Result<Vec<_>, _>>()?;
+        // At most one of each type reaches the query, however long the list (its SQL
+        // parameters stay few whatever a client sends).
+        types.sort_unstable();
+        types.dedup();
         let after = page.sequence()?;
         let events = self.store.write(|tx| {
             tx.place_events()?;
@@ -262,8 +266,11 @@ impl<S: Store> Roastery<S> {
     /// Deletes events older than `retention` that no delivery still needs.
     pub fn prune_events(&self, retention: Duration) -> Result<usize, AppError> {
         self.store.write(|tx| {
-            let before =
-                self.clock.now() - TimeDelta::from_std(retention).unwrap_or(TimeDelta::MAX);
+            // A retention reaching before the calendar's start keeps every event (never a panic).
+            let before = TimeDelta::from_std(retention)
+                .ok()
+                .and_then(|keep| self.clock.now().checked_sub_signed(keep))
+                .unwrap_or(DateTime::<Utc>::MIN_UTC);
             Ok(tx.delete_events_before(before)?)
         })
     }

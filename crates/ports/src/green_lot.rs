@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use roastery_domain::due_diligence::DueDiligence;
+use roastery_domain::due_diligence::{self, DueDiligence};
 use roastery_domain::green_lot::{
     Destination, GreenLot, GreenLotDraft, GreenLotError, ImportReferences, TransferredTo,
 };
@@ -335,22 +335,37 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<(Uuid, GreenLotDetails, Option<DueDiligence>)>, AppError> {
-        page::check_by_ids("params.filter.greenLotIds", &ids, &page)?;
+        let start = page::check_by_ids("params.filter.greenLotIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let lots = tx.green_lots_by_ids(&ids)?;
-            let found_ids: Vec<Uuid> = lots.iter().map(|l| l.id).collect();
-            let mut due_diligence = tx.due_diligence_of(&found_ids)?;
-            let found = lots
-                .into_iter()
-                .map(|l| {
-                    let d = due_diligence
-                        .iter()
-                        .position(|(id, _)| *id == l.id)
-                        .map(|at| due_diligence.swap_remove(at).1);
-                    (l.id, l.details, d)
-                })
-                .collect();
-            Ok(Page::from_found(found, &page)?)
+            let found: Vec<(Uuid, GreenLotDetails)> =
+                lots.into_iter().map(|l| (l.id, l.details)).collect();
+            // Page first; then read the due diligence of the page's lots only, and end the page
+            // early where it would pass the bound of one answer (its cursor goes on from there).
+            let mut found = Page::from_found(found, &page)?;
+            let page_ids: Vec<Uuid> = found.items.iter().map(|(id, _)| *id).collect();
+            let sizes: HashMap<Uuid, u64> =
+                tx.due_diligence_sizes(&page_ids)?.into_iter().collect();
+            let kept = due_diligence::page_length(
+                page_ids
+                    .iter()
+                    .map(|id| sizes.get(id).copied().unwrap_or(0)),
+                page_ids.len(),
+            );
+            if kept < found.items.len() {
+                found.items.truncate(kept);
+                let end = start.saturating_add(kept);
+                found.next = Some(page::Position::Index(
+                    u32::try_from(end).unwrap_or(u32::MAX),
+                ));
+            }
+            let kept_ids = page_ids.get(..kept).unwrap_or(&[]);
+            let mut due_diligence: HashMap<Uuid, DueDiligence> =
+                tx.due_diligence_of(kept_ids)?.into_iter().collect();
+            Ok(found.map(|(id, details)| {
+                let d = due_diligence.remove(&id);
+                (id, details, d)
+            }))
         })
     }
 }

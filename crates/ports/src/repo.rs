@@ -453,6 +453,10 @@ pub trait DueDiligenceRepo {
     fn put_due_diligence(&mut self, lot_id: Uuid, due_diligence: &DueDiligence) -> StoreResult<()>;
     /// The due diligence of those of these green lots that have one, in any order.
     fn due_diligence_of(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, DueDiligence)>>;
+    /// The length of the stored due diligence of those of these green lots that have one (its
+    /// document's characters, plots included), in any order: what reading it would cost,
+    /// known without reading it.
+    fn due_diligence_sizes(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, u64)>>;
     /// Those of these green lots that are source lots (imported, or with an `OPENING` ledger
     /// entry), with their lot number and name, in any order.
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>>;

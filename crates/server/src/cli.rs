@@ -204,7 +204,7 @@ pub fn run_with(cli: Cli, config: Config) -> anyhow::Result<()> {
                 ),
                 (None, None) => anyhow::bail!("give --lot ID or --order ID"),
             };
-            let report = app.due_diligence_of(of)?;
+            let report = app.due_diligence_of_all(of)?;
             let out = &mut std::io::stdout();
             match format {
                 EudrFormat::Geojson => crate::eudr::write_geojson(&report, out)?,

@@ -8,6 +8,10 @@ use roastery_adapters_diesel::{PoolOptions, default_application_name};
 use roastery_ports::due_diligence::EudrEnforce;
 use serde::Deserialize;
 
+/// The longest event retention accepted, in days (100 years): longer ones reach past what a
+/// date can hold.
+pub const MAX_EVENT_RETENTION_DAYS: u64 = 36_500;
+
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
@@ -63,7 +67,8 @@ pub struct Config {
     /// Multiplies the waits between webhook delivery attempts, a decimal such as `0.01`
     /// (`ROASTERY_WEBHOOK_RETRY_SCALE`; default `1`).
     pub webhook_retry_scale: String,
-    /// Days events are kept at least (`ROASTERY_EVENT_RETENTION_DAYS`; default 30).
+    /// Days events are kept at least (`ROASTERY_EVENT_RETENTION_DAYS`; default 30; 1 to
+    /// [`MAX_EVENT_RETENTION_DAYS`]).
     pub event_retention_days: u64,
     /// `off` (default) or `ship`: `shipOrder` refuses lots whose EUDR due diligence is
     /// incomplete (`ROASTERY_EUDR_ENFORCE`).
@@ -133,6 +138,19 @@ impl Config {
                 .unwrap_or_else(default_application_name),
             connection_timeout: Duration::from_secs(self.pool_timeout),
         }
+    }
+
+    /// How long events are kept: `event_retention_days` (from the file or the environment),
+    /// checked to lie in 1..=[`MAX_EVENT_RETENTION_DAYS`].
+    pub fn event_retention(&self) -> anyhow::Result<Duration> {
+        let days = self.event_retention_days;
+        if !(1..=MAX_EVENT_RETENTION_DAYS).contains(&days) {
+            bail!(
+                "ROASTERY_EVENT_RETENTION_DAYS (event_retention_days) must be from 1 to \
+                 {MAX_EVENT_RETENTION_DAYS} days, not {days}"
+            );
+        }
+        Ok(Duration::from_secs(days.saturating_mul(86_400)))
     }
 
     /// `webhook_retry_scale` in thousandths (exact: read as a decimal, never as a float).
@@ -252,10 +270,14 @@ impl Config {
             self.webhook_retry_scale = v;
         }
         if let Some(v) = var("ROASTERY_EVENT_RETENTION_DAYS") {
-            self.event_retention_days = v.parse::<u64>().ok().filter(|d| *d > 0).context(
-                "ROASTERY_EVENT_RETENTION_DAYS must be a whole number of days above zero",
-            )?;
+            self.event_retention_days = v.trim().parse::<u64>().map_err(|_| {
+                anyhow::anyhow!(
+                    "ROASTERY_EVENT_RETENTION_DAYS must be a whole number of days from 1 to \
+                     {MAX_EVENT_RETENTION_DAYS}, not `{v}`"
+                )
+            })?;
         }
+        self.event_retention()?;
         self.webhook_retry_scale_millis()?;
         roastery_adapters_http::parse_rate_limit(&self.rate_limit).map_err(anyhow::Error::msg)?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {
@@ -400,6 +422,32 @@ mod tests {
             config
                 .apply_env(|name| (name == "ROASTERY_METRICS").then(|| "maybe".into()))
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn event_retention_is_checked_from_the_environment_and_the_file() {
+        for bad in ["100000000", "0", "-1", "thirty"] {
+            let mut config = Config::default();
+            let e = config
+                .apply_env(|name| (name == "ROASTERY_EVENT_RETENTION_DAYS").then(|| bad.to_owned()))
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("ROASTERY_EVENT_RETENTION_DAYS"),
+                "{bad}: {e}"
+            );
+        }
+        let mut config = Config::default();
+        config
+            .apply_env(|name| (name == "ROASTERY_EVENT_RETENTION_DAYS").then(|| "36500".to_owned()))
+            .unwrap();
+        assert_eq!(config.event_retention().unwrap().as_secs(), 36_500 * 86_400);
+        let file: Config = toml::from_str("event_retention_days = 0").unwrap();
+        assert!(file.event_retention().is_err());
+        let mut file = file;
+        assert!(
+            file.apply_env(|_| None).is_err(),
+            "the file's value is checked on load"
         );
     }
 

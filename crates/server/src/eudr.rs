@@ -10,6 +10,7 @@ use std::io::Write;
 
 use roastery_domain::due_diligence::DueDiligenceReport;
 
+use crate::csv::field;
 use crate::map::escape;
 
 /// `result.plots`: a GeoJSON `FeatureCollection`.
@@ -24,15 +25,6 @@ pub fn write_json(report: DueDiligenceReport, out: &mut impl Write) -> anyhow::R
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     writeln!(out, "{json}")?;
     Ok(())
-}
-
-/// A CSV field, quoted when it must be (RFC 4180).
-fn field(value: &str) -> String {
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_owned()
-    }
 }
 
 /// One row per source lot and statement; a source without statements has one row saying what

@@ -4,6 +4,7 @@
 pub mod bench_data;
 pub mod cli;
 pub mod config;
+pub mod csv;
 pub mod eudr;
 pub mod map;
 pub mod seed;

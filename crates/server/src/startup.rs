@@ -92,7 +92,7 @@ fn webhook_settings(config: &Config) -> anyhow::Result<WebhookSettings> {
         allow_private: config.webhook_allow_private.is_on(),
         extra_roots_pem,
         retry_scale_millis: config.webhook_retry_scale_millis()?,
-        retention: Duration::from_secs(config.event_retention_days.saturating_mul(86_400)),
+        retention: config.event_retention()?,
     })
 }
 

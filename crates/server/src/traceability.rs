@@ -11,6 +11,8 @@ use roastery_ports::Roastery;
 use roastery_ports::trace::Trace;
 use serde_json::{Value, json};
 
+use crate::csv::field;
+
 /// Prints one line per lot that disagrees with its ledger (or a summary when none does); returns
 /// whether every lot agrees.
 pub fn verify(app: &Roastery<DieselStore>, out: &mut impl Write) -> anyhow::Result<bool> {
@@ -73,15 +75,6 @@ pub fn verify(app: &Roastery<DieselStore>, out: &mut impl Write) -> anyhow::Resu
 
 fn date(at: chrono::DateTime<chrono::Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-}
-
-/// A CSV field, quoted when it must be (RFC 4180).
-fn field(value: &str) -> String {
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_owned()
-    }
 }
 
 /// One row per edge: both ends (lot number or order external id, name or customer, type), the

@@ -273,6 +273,19 @@ impl DueDiligenceRepo for MemTx {
         Ok(())
     }
 
+    fn due_diligence_sizes(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, u64)>> {
+        Ok(self
+            .data
+            .due_diligence
+            .iter()
+            .filter(|(id, _)| lot_ids.contains(id))
+            .map(|(id, d)| {
+                let len = d.to_document().map_or(0, |doc| doc.len());
+                (*id, u64::try_from(len).unwrap_or(u64::MAX))
+            })
+            .collect())
+    }
+
     fn due_diligence_of(
         &mut self,
         lot_ids: &[Uuid],

@@ -75,6 +75,17 @@ pub fn due_diligence_is_replaced_whole_and_read_back_per_lot<S: Store>(store: S)
     );
     assert_eq!(read(&store, |tx| tx.due_diligence_of(&[])), vec![]);
 
+    // Sizes are known without reading the documents: the stored document's length.
+    let mut sizes = read(&store, |tx| {
+        tx.due_diligence_sizes(&[g2.id, g3.id, Uuid::from_u128(99), g1.id])
+    });
+    sizes.sort_by_key(|(id, _)| *id);
+    let length = |d: &DueDiligence| {
+        u64::try_from(d.to_document().map_or(0, |doc| doc.len())).unwrap_or(u64::MAX)
+    };
+    assert_eq!(sizes, vec![(g1.id, length(&d1)), (g2.id, length(&d2))]);
+    assert_eq!(read(&store, |tx| tx.due_diligence_sizes(&[])), vec![]);
+
     // A second put replaces the first whole.
     let replaced = due_diligence("ET", None, 5);
     write(&store, |tx| tx.put_due_diligence(g1.id, &replaced));
