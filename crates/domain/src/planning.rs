@@ -44,6 +44,19 @@ pub enum PlanningError {
     },
     #[error("profile {0} does not exist")]
     ProfileNotFound(Uuid),
+    #[error("params.filter.window is {0}; a window is 1 to {MAX_WINDOW} days")]
+    WindowOutOfRange(i64),
+}
+
+/// The run-out window asked (days), or the default.
+pub fn window(days: Option<i64>) -> Result<u32, PlanningError> {
+    match days {
+        None => Ok(DEFAULT_WINDOW),
+        Some(d) => u32::try_from(d)
+            .ok()
+            .filter(|d| (1..=MAX_WINDOW).contains(d))
+            .ok_or(PlanningError::WindowOutOfRange(d)),
+    }
 }
 
 impl BrokenRule for PlanningError {
@@ -52,7 +65,8 @@ impl BrokenRule for PlanningError {
             Self::LossOutOfRange(_)
             | Self::LossTooPrecise(_)
             | Self::BatchNotPositive { .. }
-            | Self::BatchMinAboveMax { .. } => Violation::InvalidParameter,
+            | Self::BatchMinAboveMax { .. }
+            | Self::WindowOutOfRange(_) => Violation::InvalidParameter,
             Self::BatchWeight { error, .. } => error.violation(),
             Self::ProfileNotFound(_) => Violation::NotFound,
         }
