@@ -28,6 +28,7 @@ mod hardening;
 mod limits;
 mod mrp;
 mod operate;
+mod plan;
 mod precedence;
 mod quality;
 mod roast;

@@ -135,24 +135,29 @@ impl PlanRepo for DieselTx {
         at: DateTime<Utc>,
     ) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::Profile, id), Change::Updated);
-        let micros = |d| {
-            to_micros(d).ok_or_else(|| StoreError::Internal(format!("{d} out of range")))
-        };
+        let micros =
+            |d| to_micros(d).ok_or_else(|| StoreError::Internal(format!("{d} out of range")));
         let row = PlanningRow {
             profile_id: id.to_string(),
             expected_loss_micros: planning.expected_loss.map(micros).transpose()?,
             batch_min_micros: planning.batch_size.map(|b| b.min.micros()),
-            batch_min_unit: planning.batch_size.map(|b| b.min.unit().as_str().to_owned()),
+            batch_min_unit: planning
+                .batch_size
+                .map(|b| b.min.unit().as_str().to_owned()),
             batch_max_micros: planning.batch_size.map(|b| b.max.micros()),
-            batch_max_unit: planning.batch_size.map(|b| b.max.unit().as_str().to_owned()),
+            batch_max_unit: planning
+                .batch_size
+                .map(|b| b.max.unit().as_str().to_owned()),
             updated_at: to_db(at),
         };
-        on_backend!(self.conn(), |c| diesel::insert_into(profile_planning::table)
-            .values(&row)
-            .on_conflict(profile_planning::profile_id)
-            .do_update()
-            .set(&row)
-            .execute(c))
+        on_backend!(self.conn(), |c| diesel::insert_into(
+            profile_planning::table
+        )
+        .values(&row)
+        .on_conflict(profile_planning::profile_id)
+        .do_update()
+        .set(&row)
+        .execute(c))
         .store()
         .map(drop)
     }
@@ -241,8 +246,8 @@ impl PlanRepo for DieselTx {
                 .load(self.conn())
                 .store()?;
             for row in rows {
-                let components: Vec<ComponentJson> = serde_json::from_str(&row.components)
-                    .map_err(|e| corrupt("recipe", e))?;
+                let components: Vec<ComponentJson> =
+                    serde_json::from_str(&row.components).map_err(|e| corrupt("recipe", e))?;
                 out.push((
                     uuid("recipe", &row.product_id)?,
                     Recipe {
@@ -418,7 +423,10 @@ impl PlanRepo for DieselTx {
                 let price = match (price, currency) {
                     (Some(micros), Some(code)) => {
                         let currency = Currency::parse(&code).map_err(|e| corrupt("price", e))?;
-                        Some(Price::from_micros(micros, currency).map_err(|e| corrupt("price", e))?)
+                        Some(
+                            Price::from_micros(micros, currency)
+                                .map_err(|e| corrupt("price", e))?,
+                        )
                     }
                     _ => None,
                 };

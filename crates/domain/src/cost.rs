@@ -142,7 +142,10 @@ impl<'a> Genealogy<'a> {
         }
         let found = match stored.basis {
             Basis::Green { price: Some(price) } => (
-                Amounts::from([(price.currency().code(), per_kg(price, stored.weight.unit())?)]),
+                Amounts::from([(
+                    price.currency().code(),
+                    per_kg(price, stored.weight.unit())?,
+                )]),
                 HashSet::new(),
             ),
             Basis::Green { price: None } => (Amounts::new(), HashSet::from([lot])),
@@ -254,7 +257,10 @@ impl<'a> Genealogy<'a> {
     /// The cost of a lot: per kilogram, and its weight now at that cost.
     pub fn lot_cost(&mut self, lot: TypedLotRef) -> Result<Cost, Overflow> {
         let (cost_per_kg, unpriced) = self.cost_per_kg(lot, &mut HashSet::new())?;
-        let weight = self.lots.get(&lot).map_or(Decimal::ZERO, |l| l.weight.in_kg());
+        let weight = self
+            .lots
+            .get(&lot)
+            .map_or(Decimal::ZERO, |l| l.weight.in_kg());
         let total = scaled(&cost_per_kg, weight)?;
         let kind = match lot.kind {
             LotKind::Green => EdgeKind::Transfer,
@@ -372,7 +378,12 @@ mod tests {
         let kg = WeightUnit::Kg;
         let usd = Some(Price::new(d("6"), Currency::parse("USD").unwrap()).unwrap());
         let lots = HashMap::from([
-            lot(green(1), 1, w(d("90"), kg), Basis::Green { price: eur(d("8")) }),
+            lot(
+                green(1),
+                1,
+                w(d("90"), kg),
+                Basis::Green { price: eur(d("8")) },
+            ),
             lot(green(2), 2, w(d("95"), kg), Basis::Green { price: usd }),
             lot(green(3), 3, w(d("95"), kg), Basis::Green { price: None }),
             lot(
@@ -385,9 +396,24 @@ mod tests {
             ),
         ]);
         let edges = vec![
-            edge(green(1), Reference::Lot(roasted(4)), EdgeKind::Roast, w(d("10"), kg)),
-            edge(green(2), Reference::Lot(roasted(4)), EdgeKind::Roast, w(d("3"), kg)),
-            edge(green(3), Reference::Lot(roasted(4)), EdgeKind::Roast, w(d("2"), kg)),
+            edge(
+                green(1),
+                Reference::Lot(roasted(4)),
+                EdgeKind::Roast,
+                w(d("10"), kg),
+            ),
+            edge(
+                green(2),
+                Reference::Lot(roasted(4)),
+                EdgeKind::Roast,
+                w(d("3"), kg),
+            ),
+            edge(
+                green(3),
+                Reference::Lot(roasted(4)),
+                EdgeKind::Roast,
+                w(d("2"), kg),
+            ),
         ];
         let cost = Genealogy::new(&lots, &edges).lot_cost(roasted(4)).unwrap();
         // EUR: 10 × 8 / 12; USD: 3 × 6 / 12.
@@ -412,9 +438,7 @@ mod tests {
             green(1),
             1,
             w(d("100"), WeightUnit::Lbs),
-            Basis::Green {
-                price: eur(d("1")),
-            },
+            Basis::Green { price: eur(d("1")) },
         )]);
         let cost = Genealogy::new(&lots, &[]).lot_cost(green(1)).unwrap();
         // 1 per pound is 1 / 0.45359237 per kg; 100 pounds cost 100, with no rounding between.

@@ -23,8 +23,8 @@
 
 pub mod account;
 pub mod blended_lot;
-pub mod cost;
 pub mod bulk;
+pub mod cost;
 pub mod cupping;
 pub mod cupping_result;
 pub mod dds;

@@ -291,7 +291,11 @@ pub fn derived_loss(roasts: &[RoastYield]) -> Option<Decimal> {
     if used <= Decimal::ZERO {
         return None;
     }
-    let loss = div(mul(sub(used, roasted).ok()?, Decimal::ONE_HUNDRED).ok()?, used).ok()?;
+    let loss = div(
+        mul(sub(used, roasted).ok()?, Decimal::ONE_HUNDRED).ok()?,
+        used,
+    )
+    .ok()?;
     Some(round2(loss))
 }
 
@@ -730,7 +734,10 @@ mod tests {
             expected_loss: Some(d("14")),
             batch_size: None,
         };
-        assert_eq!(Planning::of(Some(&set), &roasts).expected_loss, Some(d("14")));
+        assert_eq!(
+            Planning::of(Some(&set), &roasts).expected_loss,
+            Some(d("14"))
+        );
         let derived = Planning::of(None, &roasts);
         assert_eq!(derived.expected_loss, Some(d("15")));
         assert_eq!(derived.source, Some(LossSource::Roasts));
@@ -925,10 +932,7 @@ mod tests {
     }
 
     /// A profile of one or two components over a few shared lots, with a random loss.
-    fn plan_input(
-        weights: Vec<u32>,
-        needs: Vec<(u32, u16, u8)>,
-    ) -> (PlanInput, Vec<Uuid>) {
+    fn plan_input(weights: Vec<u32>, needs: Vec<(u32, u16, u8)>) -> (PlanInput, Vec<Uuid>) {
         let lots: Vec<PlanGreenLot> = weights
             .iter()
             .enumerate()
@@ -961,10 +965,7 @@ mod tests {
                     },
                     components: vec![
                         (first, vec![lots[i % n].id, lots[(i + 1) % n].id]),
-                        (
-                            Decimal::ONE_HUNDRED - first,
-                            vec![lots[(i + 2) % n].id],
-                        ),
+                        (Decimal::ONE_HUNDRED - first, vec![lots[(i + 2) % n].id]),
                     ],
                     roasted_on_hand: vec![],
                 },

@@ -55,6 +55,8 @@ pub struct ProductView {
 pub struct Plan {
     pub until: Option<DateTime<Utc>>,
     pub requirements: NetRequirements,
+    /// The names of the green lots the profiles draw from (for a roast list).
+    pub green_lot_names: HashMap<Uuid, String>,
 }
 
 /// One green lot of a run-out list.
@@ -135,6 +137,7 @@ impl<S: Store> Roastery<S> {
 
     /// What must be roasted for the open orders up to `until`, from which green lots.
     pub fn net_requirements(&self, until: Option<DateTime<Utc>>) -> Result<Plan, AppError> {
+        let mut green_lot_names = HashMap::new();
         let requirements = self.store.read(|tx| {
             let demand = tx.open_demand(until)?;
             let mut product_ids: Vec<Uuid> = demand.iter().map(|d| d.product_id).collect();
@@ -178,6 +181,12 @@ impl<S: Store> Roastery<S> {
                     )
                 })
                 .collect();
+            green_lot_names = profiles
+                .iter()
+                .flat_map(|p| &p.components)
+                .flat_map(|c| &c.green_lots)
+                .map(|l| (l.id, l.name.clone()))
+                .collect();
             let profiles = profiles
                 .into_iter()
                 .map(|p: Profile| {
@@ -188,7 +197,12 @@ impl<S: Store> Roastery<S> {
                         components: p
                             .components
                             .into_iter()
-                            .map(|c| (c.percentage, c.green_lots.into_iter().map(|l| l.id).collect()))
+                            .map(|c| {
+                                (
+                                    c.percentage,
+                                    c.green_lots.into_iter().map(|l| l.id).collect(),
+                                )
+                            })
                             .collect(),
                         roasted_on_hand: on_hand.remove(&p.id).unwrap_or_default(),
                     };
@@ -206,6 +220,7 @@ impl<S: Store> Roastery<S> {
         Ok(Plan {
             until,
             requirements,
+            green_lot_names,
         })
     }
 

@@ -5,6 +5,7 @@ pub mod bench_data;
 pub mod cli;
 pub mod config;
 pub mod eudr;
+pub mod planning;
 pub mod seed;
 pub mod startup;
 pub mod tls;

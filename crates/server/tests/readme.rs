@@ -1,4 +1,4 @@
-//! The README's trace example, run as written after `make demo`: the demo data seeded into
+//! The README's trace and roast list examples, run as written after `make demo`: the demo data seeded into
 //! `demo.db` as the Makefile does, then the README's commands (with the release binary's path
 //! pointing at this build), whose output must be the README's.
 
@@ -21,6 +21,17 @@ const MAKEFILE: &str = include_str!("../../../Makefile");
 
 #[test]
 fn the_trace_example_works_as_written_after_make_demo() {
+    run_section("## Trace a bag back");
+}
+
+#[test]
+fn the_roast_list_example_works_as_written_after_make_demo() {
+    run_section("## Plan the roast");
+}
+
+/// Runs the first `sh` block of the README section under `heading` after seeding the demo as
+/// `make demo` does: its `$ ` lines are the commands, the other lines their output.
+fn run_section(heading: &str) {
     if Command::new("sqlite3").arg("-version").output().is_err() {
         eprintln!(
             "skipped: the README's example needs the sqlite3 command, which is not installed"
@@ -39,14 +50,14 @@ fn the_trace_example_works_as_written_after_make_demo() {
         "make demo seeds differently now"
     );
     let section = README
-        .split("## Trace a bag back")
+        .split(heading)
         .nth(1)
-        .expect("the README's trace section");
+        .unwrap_or_else(|| panic!("the README's section {heading}"));
     let block = section
         .split("```sh\n")
         .nth(1)
         .and_then(|b| b.split("```").next())
-        .expect("the trace example");
+        .expect("the section's example");
     let commands: Vec<&str> = block.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
     let expected: Vec<&str> = block.lines().filter(|l| !l.starts_with("$ ")).collect();
     assert!(!commands.is_empty() && !expected.is_empty(), "{block}");

@@ -180,7 +180,11 @@ impl PlanRepo for MemTx {
         for r in lots {
             let found = match r.kind {
                 LotKind::Green => self.data.green.lots.iter().find(|l| l.id == r.id).map(|l| {
-                    (l.lot_number, l.stock.weight(), Basis::Green { price: l.price })
+                    (
+                        l.lot_number,
+                        l.stock.weight(),
+                        Basis::Green { price: l.price },
+                    )
                 }),
                 LotKind::Roasted => self.data.roast.lots.iter().find(|l| l.id == r.id).map(|l| {
                     (
