@@ -49,6 +49,10 @@ DEEP_PAGE = "listGreenLots, page "
 BY_IDS = "getRoastedLotsByIds, 100 ids"
 TRANSFERS_SCENARIO = "transferGreenLotToLocation, distinct lots"
 WEIGHTS_SCENARIO = "setGreenLotWeight, distinct lots"
+PLAN_OPERATION = "mrp.plan.getNetRequirements"
+COST_OPERATION = "inventory.trace.getCost"
+PLAN_SCENARIO = "getNetRequirements, 1,000 open orders, 50 products, 100 profiles"
+COST_SCENARIO = "getCost of an order (5-level chain)"
 
 
 def log(*args):
@@ -298,6 +302,26 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         by_ids = json.dumps({"params": {"filter": {"roastedLotIds": ids["roastedLots"][:100]}}})
         measure(BY_IDS, scenario_env("", "inventory.roast.getRoastedLotsByIds", by_ids, token))
 
+        # Planning and costs (issue 31), before the write scenarios add open orders: the net
+        # requirements of the seeded open orders, and the cost of the chain's order.
+        if ids.get("planning"):
+            body = json.dumps({"params": {"filter": {}}})
+            if selected(PLAN_SCENARIO):
+                status, raw = client.rpc(PLAN_OPERATION, json.loads(body))
+                if status != 200:
+                    raise SystemExit(f"getNetRequirements: {status} {raw[:300]}")
+                result = json.loads(raw)["result"]
+                notes.append(f"{kind}: getNetRequirements: {len(result['demand'])} SKUs, {len(result['profiles'])} profiles, "
+                             f"{len(result['greenLots'])} green lots allocated, {len(result['shortfalls'])} shortfalls, "
+                             f"{len(result['missing'])} missing")
+                log(notes[-1])
+            measure(PLAN_SCENARIO + ", 1 connection", scenario_env("", PLAN_OPERATION, body, token), connections=1)
+        else:
+            notes.append(f"{kind}: getNetRequirements: this seed prints no planning data: not measured")
+        if ids.get("traceChain"):
+            body = json.dumps({"params": {"filter": {"orderId": ids["traceChain"]["order"]}}})
+            measure(COST_SCENARIO + ", 1 connection", scenario_env("", COST_OPERATION, body, token), connections=1)
+
         # setOrders: every request creates 50 new orders (wrk builds the bodies).
         sample_orders = {"data": [{"externalId": f"PROBE-{k}", "orderDate": "2026-11-20T10:00:00Z",
                                    "customer": f"Load customer {k}", "customerType": "RETAIL",
@@ -498,6 +522,10 @@ def targets(rows, peaks):
         ("postgres", f"distinct-lot writes ≥ {WRITES_TARGET:,}/s (3× the old serial 717/s)", writes("postgres")),
         ("postgres", "deep page ≤ 1.2× the first page's time", deep_page("postgres")),
         ("postgres", "server peak RSS (VmHWM, whole run) ≤ 100 MiB", peak("postgres")),
+    ] + [
+        (db, f"{what}, 1 connection, p50 ≤ {limit} ms", latency(db, what, "p50", limit, ", 1 connection"))
+        for db in ("sqlite", "postgres")
+        for what, limit in ((PLAN_SCENARIO, 50), (COST_SCENARIO, 5))
     ]:
         out.append((db, target, measured, met))
     return out

@@ -29,6 +29,7 @@ mod hardening;
 mod limits;
 mod mrp;
 mod operate;
+mod plan;
 mod precedence;
 mod quality;
 mod roast;

@@ -51,6 +51,7 @@ mod lot_source;
 mod migrate;
 mod order;
 mod physical;
+mod plan;
 mod product;
 mod profile;
 mod project;

@@ -19,6 +19,8 @@ use roastery_domain::product::{PackageSize, Product, Sku, Variant};
 use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::*;
 
+use uuid::Uuid;
+
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
 use crate::row::uuid;
@@ -74,6 +76,15 @@ fn variant_from_row(row: VariantRow) -> StoreResult<Variant> {
 }
 
 impl DieselTx {
+    /// The stored product of this id, with its variants.
+    pub(crate) fn product_of_id(&mut self, id: Uuid) -> StoreResult<Option<Product>> {
+        let rows: Vec<ProductRow> = products::table
+            .filter(products::id.eq(id.to_string()))
+            .load(self.conn())
+            .store()?;
+        Ok(self.with_variants(rows)?.pop())
+    }
+
     /// Products of these rows with their variants, in the order of the rows.
     fn with_variants(&mut self, rows: Vec<ProductRow>) -> StoreResult<Vec<Product>> {
         let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();

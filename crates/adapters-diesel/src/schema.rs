@@ -379,6 +379,26 @@ diesel::table! {
 
 diesel::joinable!(deliveries -> webhooks (webhook_id));
 
+diesel::table! {
+    profile_planning (profile_id) {
+        profile_id -> Text,
+        expected_loss_micros -> Nullable<BigInt>,
+        batch_min_micros -> Nullable<BigInt>,
+        batch_min_unit -> Nullable<Text>,
+        batch_max_micros -> Nullable<BigInt>,
+        batch_max_unit -> Nullable<Text>,
+        updated_at -> Timestamp,
+    }
+}
+diesel::table! {
+    product_recipes (product_id) {
+        product_id -> Text,
+        components -> Text,
+        updated_at -> Timestamp,
+    }
+}
+diesel::joinable!(profile_planning -> profiles (profile_id));
+diesel::joinable!(product_recipes -> products (product_id));
 diesel::allow_tables_to_appear_in_same_query!(
     settings,
     sequences,
@@ -408,6 +428,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     webhooks,
     deliveries,
+    profile_planning,
+    product_recipes,
 );
 
 #[cfg(test)]

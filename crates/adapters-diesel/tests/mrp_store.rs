@@ -126,7 +126,13 @@ fn scenario(url: &str) {
         )])
         .unwrap();
     assert_eq!(second[0].id, first[0].id);
-    let products = app.list_products(all()).unwrap().items;
+    let products: Vec<_> = app
+        .list_products(all())
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|v| v.product)
+        .collect();
     let ext: Vec<_> = products.iter().map(|p| p.external_id.as_str()).collect();
     assert_eq!(ext, ["p-2", "p-1"]);
     let p1 = &products[1];
@@ -167,7 +173,14 @@ fn scenario(url: &str) {
             (2, "p-4".to_owned(), Violation::Conflict)
         ]
     );
-    assert_eq!(app.list_products(all()).unwrap().items, products);
+    let listed: Vec<_> = app
+        .list_products(all())
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|v| v.product)
+        .collect();
+    assert_eq!(listed, products);
 
     // Orders: a batch of 50 is created in request order.
     let batch: Vec<_> = (0..50)

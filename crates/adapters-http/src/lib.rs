@@ -54,6 +54,13 @@ pub fn due_diligence_result_json(
     serde_json::to_string_pretty(&result).map_err(ApiError::internal)
 }
 
+/// The `result` of `mrp.plan.getNetRequirements` for `plan`, as the API encodes it (for the
+/// command line).
+pub fn net_requirements_result_json(plan: roastery_ports::plan::Plan) -> Result<String, ApiError> {
+    let result = ops::net_requirements_result(plan);
+    serde_json::to_string_pretty(&result).map_err(ApiError::internal)
+}
+
 /// Names of every operation the API serves.
 pub fn operation_names() -> Vec<&'static str> {
     ops::Operation::ALL.iter().map(|op| op.name()).collect()

@@ -196,6 +196,16 @@ impl WeightDto {
     }
 }
 
+impl WeightDto {
+    /// A planning or cost figure in kilograms, rounded half-even to grams (api-decisions §15).
+    pub fn kg(amount: Decimal) -> Self {
+        Self {
+            amount: Some(Amount(roastery_domain::planning::kg3(amount))),
+            unit: Some(WeightUnit::Kg.as_str().to_owned()),
+        }
+    }
+}
+
 impl From<Weight> for WeightDto {
     fn from(w: Weight) -> Self {
         Self {

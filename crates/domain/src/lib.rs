@@ -24,6 +24,7 @@
 pub mod account;
 pub mod blended_lot;
 pub mod bulk;
+pub mod cost;
 pub mod cupping;
 pub mod cupping_result;
 pub mod dds;
@@ -40,6 +41,7 @@ pub mod measure;
 pub mod order;
 pub mod page;
 pub mod physical_analysis;
+pub mod planning;
 pub mod price;
 pub mod product;
 pub mod profile;

@@ -14,6 +14,7 @@ pub enum Scope {
     QualityPhysical,
     MrpProduct,
     MrpOrder,
+    MrpPlan,
     CoreLocation,
     CoreProject,
     CoreEvent,
@@ -32,7 +33,7 @@ impl BrokenRule for ScopeError {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 11] = [
+    pub const ALL: [Scope; 12] = [
         Scope::InventoryGreen,
         Scope::InventoryRoast,
         Scope::InventoryBlend,
@@ -41,6 +42,7 @@ impl Scope {
         Scope::QualityPhysical,
         Scope::MrpProduct,
         Scope::MrpOrder,
+        Scope::MrpPlan,
         Scope::CoreLocation,
         Scope::CoreProject,
         Scope::CoreEvent,
@@ -56,6 +58,7 @@ impl Scope {
             Scope::QualityPhysical => "quality.physical",
             Scope::MrpProduct => "mrp.product",
             Scope::MrpOrder => "mrp.order",
+            Scope::MrpPlan => "mrp.plan",
             Scope::CoreLocation => "core.location",
             Scope::CoreProject => "core.project",
             Scope::CoreEvent => "core.event",

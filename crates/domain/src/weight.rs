@@ -14,7 +14,8 @@ use crate::violation::{BrokenRule, Violation};
 pub const MAX_AMOUNT: i64 = 1_000_000_000;
 
 /// `1 LBS = 0.45359237 KG`, exactly.
-fn kg_per_lb() -> Decimal {
+/// Kilograms in one pound, exactly.
+pub fn kg_per_lb() -> Decimal {
     Decimal::new(45_359_237, 8)
 }
 
@@ -154,6 +155,17 @@ impl Weight {
     }
 
     /// The same weight expressed in `unit`, rounded half-even to six decimals.
+    /// This weight in kilograms, exact (no rounding to micro-units): planning and costs keep
+    /// every digit until the answer. A stored weight is at most 9.2 × 10¹² in any unit, far
+    /// within what a decimal holds.
+    pub fn in_kg(self) -> Decimal {
+        let amount = self.amount();
+        match self.unit {
+            WeightUnit::Kg => amount,
+            WeightUnit::Lbs => amount.checked_mul(kg_per_lb()).unwrap_or(Decimal::MAX),
+        }
+    }
+
     pub fn to_unit(self, unit: WeightUnit) -> Self {
         let micros = match (self.unit, unit) {
             (a, b) if a == b => self.micros,

@@ -22,6 +22,7 @@ pub mod lock;
 mod lot_sources;
 pub mod order;
 pub mod physical;
+pub mod plan;
 pub mod product;
 pub mod profile;
 pub mod project;

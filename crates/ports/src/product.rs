@@ -104,9 +104,18 @@ impl<S: Store> Roastery<S> {
         })
     }
 
-    pub fn list_products(&self, page: PageRequest) -> Result<Page<Product>, AppError> {
+    pub fn list_products(
+        &self,
+        page: PageRequest,
+    ) -> Result<Page<crate::plan::ProductView>, AppError> {
         page.keyset()?;
-        self.store.read_replica(|tx| Ok(tx.list_products(&page)?))
+        self.store.read_replica(|tx| {
+            let page = tx.list_products(&page)?;
+            Ok(Page {
+                items: crate::plan::product_views(tx, page.items)?,
+                next: page.next,
+            })
+        })
     }
 }
 
@@ -142,6 +151,9 @@ mod tests {
         })
         .unwrap()
         .items
+        .into_iter()
+        .map(|v| v.product)
+        .collect()
     }
 
     fn skus(p: &Product) -> Vec<(String, String)> {

@@ -2,6 +2,7 @@
 //! profile is its own aggregate in the domain (`roastery_domain::profile`); roasts refer to it.
 
 use roastery_domain::page::{self, Page, PageRequest};
+use roastery_domain::planning::Planning;
 use roastery_domain::profile::{
     ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
 };
@@ -17,6 +18,8 @@ use crate::{Repos, Roastery, Store};
 pub struct ProfileView {
     pub profile: Profile,
     pub reference_roast: Option<NamedLotRef>,
+    /// Expected loss (set or derived from the last roasts) and batch size.
+    pub planning: Planning,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,18 +32,43 @@ pub struct ImportProfile {
     pub projects: Vec<String>,
 }
 
-fn profile_view(tx: &mut impl Repos, profile: Profile) -> Result<ProfileView, AppError> {
-    let reference_roast = match profile.reference_roast_id {
-        None => None,
-        Some(id) => tx.roasted_lot(id)?.map(|l| NamedLotRef {
-            id: l.id,
-            name: l.name,
-        }),
-    };
-    Ok(ProfileView {
-        profile,
-        reference_roast,
-    })
+/// The views of these profiles, in their order: reference roasts, and the planning of all of
+/// them read at once.
+pub(crate) fn profile_views(
+    tx: &mut impl Repos,
+    profiles: Vec<Profile>,
+) -> Result<Vec<ProfileView>, AppError> {
+    let ids: Vec<Uuid> = profiles.iter().map(|p| p.id).collect();
+    let plannings = crate::plan::plannings(tx, &ids)?;
+    profiles
+        .into_iter()
+        .map(|profile| {
+            let reference_roast = match profile.reference_roast_id {
+                None => None,
+                Some(id) => tx.roasted_lot(id)?.map(|l| NamedLotRef {
+                    id: l.id,
+                    name: l.name,
+                }),
+            };
+            Ok(ProfileView {
+                planning: plannings.get(&profile.id).copied().unwrap_or_default(),
+                profile,
+                reference_roast,
+            })
+        })
+        .collect()
+}
+
+impl ProfileView {
+    fn with_reference(mut self, tx: &mut impl Repos) -> Result<Self, AppError> {
+        if let Some(id) = self.profile.reference_roast_id {
+            self.reference_roast = tx.roasted_lot(id)?.map(|l| NamedLotRef {
+                id: l.id,
+                name: l.name,
+            });
+        }
+        Ok(self)
+    }
 }
 
 impl<S: Store> Roastery<S> {
@@ -55,11 +83,7 @@ impl<S: Store> Roastery<S> {
             let found = tx.profiles_by_ids(&ids)?;
             let page = found_in_asked_order(&ids, found, |p| p.id, &page)?;
             let next = page.next;
-            let items = page
-                .items
-                .into_iter()
-                .map(|p| profile_view(tx, p))
-                .collect::<Result<Vec<_>, _>>()?;
+            let items = profile_views(tx, page.items)?;
             Ok(Page { items, next })
         })
     }
@@ -109,7 +133,12 @@ impl<S: Store> Roastery<S> {
             // 3. Decide.
             let profile = draft.clone().decide(references, id, now)?;
             tx.insert_profile(&profile)?;
-            profile_view(tx, profile)
+            Ok(ProfileView {
+                profile,
+                reference_roast: None,
+                planning: Planning::default(),
+            }
+            .with_reference(tx)?)
         })
     }
 }

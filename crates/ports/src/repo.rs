@@ -11,6 +11,7 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 use roastery_domain::blended_lot::BlendedLot;
+use roastery_domain::cost::CostLot;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
 use roastery_domain::due_diligence::{DueDiligence, SourceLot};
@@ -21,6 +22,7 @@ use roastery_domain::location::Location;
 use roastery_domain::order::{Order, OrderStatus};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::PhysicalAnalysis;
+use roastery_domain::planning::{ProfilePlanning, Recipe, RoastYield, SkuDemand};
 use roastery_domain::product::{Product, Sku, Variant};
 use roastery_domain::profile::Profile;
 use roastery_domain::project::Project;
@@ -493,6 +495,63 @@ pub trait TraceRepo {
         lot_id: Uuid,
         direction: Direction,
     ) -> StoreResult<Option<TraceParts>>;
+}
+
+/// A green lot and what roasts and shipments took from it since some instant (run-out dates).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GreenLotUse {
+    pub id: Uuid,
+    pub lot_number: i64,
+    pub weight: Weight,
+    /// Σ of its `ROAST_INPUT` and `SHIPMENT` deltas since then, negated, in micro-units of the
+    /// lot's unit.
+    pub used_micros: i64,
+}
+
+/// What production planning and costs read (api-decisions §15), each a bounded number of
+/// statements whatever the number of orders, profiles or lots.
+pub trait PlanRepo {
+    /// The stored planning data of those of these profiles that have one, in any order.
+    fn profile_plannings(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, ProfilePlanning)>>;
+    /// Stores a profile's planning data, replacing what it had; notes the profile as updated.
+    fn put_profile_planning(
+        &mut self,
+        id: Uuid,
+        planning: &ProfilePlanning,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// The last `per_profile` roasted lots of each of these profiles (newest `roastedDate`
+    /// first, then id), as (profile id, yield), in any order.
+    fn recent_roasts(
+        &mut self,
+        profile_ids: &[Uuid],
+        per_profile: usize,
+    ) -> StoreResult<Vec<(Uuid, RoastYield)>>;
+    /// The weights of the unconsumed roasted lots of these profiles, as (profile id, weight).
+    fn roasted_on_hand(&mut self, profile_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, Weight)>>;
+    fn product_by_id(&mut self, id: Uuid) -> StoreResult<Option<Product>>;
+    /// The recipes of those of these products that have one, in any order.
+    fn recipes_of(&mut self, product_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, Recipe)>>;
+    /// Stores a product's recipe (`None` removes it); notes the product as updated.
+    fn put_recipe(
+        &mut self,
+        product_id: Uuid,
+        recipe: Option<&Recipe>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// The bags per SKU of the items of the orders `OPEN` or `IN_PROGRESS` with `orderDate` ≤
+    /// `until` (every such order without one), with each SKU's product and package size, in
+    /// any order.
+    fn open_demand(&mut self, until: Option<DateTime<Utc>>) -> StoreResult<Vec<SkuDemand>>;
+    /// Every unconsumed green lot (at `location` when given) with what it gave to roasts and
+    /// shipments from `since` on, in any order.
+    fn green_lot_use(
+        &mut self,
+        since: DateTime<Utc>,
+        location: Option<Uuid>,
+    ) -> StoreResult<Vec<GreenLotUse>>;
+    /// Those of these lots that are stored, with what their cost is made of, in any order.
+    fn cost_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<CostLot>>;
 }
 
 /// The change feed's outbox.

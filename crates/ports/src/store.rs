@@ -30,6 +30,7 @@ pub trait Repos:
     + EventRepo
     + WebhookRepo
     + ListingRepo
+    + PlanRepo
 {
 }
 
@@ -51,6 +52,7 @@ impl<T> Repos for T where
         + EventRepo
         + WebhookRepo
         + ListingRepo
+        + PlanRepo
 {
 }
 

@@ -20,15 +20,20 @@ use chrono::{TimeDelta, Utc};
 use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::order::CustomerType;
+use roastery_domain::planning::RecipeComponent;
 use roastery_domain::price::Currency;
 use roastery_domain::product::PackageSize;
+use roastery_domain::profile::ComponentDraft;
+use roastery_domain::weight::RequestedWeight;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::due_diligence::SetDueDiligence;
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, ShipAllocation, ShipOrder};
+use roastery_ports::plan::{SetProfilePlanning, SetRecipe};
 use roastery_ports::product::{SyncProduct, SyncVariant};
+use roastery_ports::profile::ImportProfile;
 use roastery_ports::roast::RecordRoast;
 use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
@@ -98,6 +103,9 @@ pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()>
             })
             .collect::<anyhow::Result<_>>()?,
     }])?;
+    // Planning (`mrp.plan.getNetRequirements`): 100 profiles over seeded lots, 49 more products,
+    // every product with a recipe of two profiles; each seeded order also asks for one of them.
+    let planned = plan_data(app, lots.get(size.roasts..).unwrap_or_default())?;
     let now = Utc::now();
     let mut written = 0;
     while written < size.orders {
@@ -127,6 +135,7 @@ pub fn bench<S: Store>(app: &Roastery<S>, size: BenchSize) -> anyhow::Result<()>
             "roastedLots": roasted,
             "skus": SKUS,
             "traceChain": chain,
+            "planning": planned,
         })
     );
     Ok(())
@@ -282,6 +291,91 @@ fn trace_chain<S: Store>(
     })
 }
 
+/// Profiles and (besides the bench product) products of the planning scenario.
+const PLAN_PROFILES: usize = 100;
+const PLAN_PRODUCTS: usize = 49;
+
+fn plan_sku(product: usize) -> String {
+    format!("BENCH-PLAN-{product}-250")
+}
+
+/// 100 profiles of two components over two seeded lots each (expected loss set, batch sizes),
+/// 49 products besides the bench product, and a recipe of two profiles for every one of them.
+/// Returns whether it made them (not when too few lots were seeded).
+fn plan_data<S: Store>(app: &Roastery<S>, lots: &[uuid::Uuid]) -> anyhow::Result<bool> {
+    let lots: Vec<uuid::Uuid> = lots.iter().skip(TRANSFER_LOTS).copied().collect();
+    if lots.len() < 4 * PLAN_PROFILES {
+        return Ok(false);
+    }
+    let mut profiles = Vec::with_capacity(PLAN_PROFILES);
+    for (p, four) in lots.chunks(4).take(PLAN_PROFILES).enumerate() {
+        let profile = app.import_profile(ImportProfile {
+            name: format!("Bench profile {p:03}"),
+            external_id: None,
+            profile_group: None,
+            components: four
+                .chunks(2)
+                .zip([70, 30])
+                .map(|(ids, percentage)| ComponentDraft {
+                    percentage: Decimal::from(percentage),
+                    green_lot_ids: ids.to_vec(),
+                })
+                .collect(),
+            reference_roast_id: None,
+            projects: Vec::new(),
+        })?;
+        let w = |amount: i64| RequestedWeight {
+            amount: Decimal::from(amount),
+            unit: WeightUnit::Kg,
+        };
+        app.set_profile_planning(SetProfilePlanning {
+            profile_id: profile.profile.id,
+            expected_loss: Some(Decimal::new(1500 + (p as i64 % 5) * 50, 2)),
+            batch_size: Some((w(5), w(15))),
+        })?;
+        profiles.push(profile.profile.id);
+    }
+    app.sync_products(
+        (0..PLAN_PRODUCTS)
+            .map(|p| {
+                Ok(SyncProduct {
+                    external_id: format!("BENCH-PLAN-{p}"),
+                    name: format!("Bench planned coffee {p}"),
+                    variants: vec![SyncVariant {
+                        sku: plan_sku(p),
+                        package_size: PackageSize::parse("PACKAGE250G")?,
+                    }],
+                })
+            })
+            .collect::<anyhow::Result<_>>()?,
+    )?;
+    let products = app
+        .list_products(roastery_domain::page::PageRequest {
+            limit: roastery_domain::page::Limit::parse(Some(100))?,
+            after: None,
+        })?
+        .items;
+    for (i, product) in products.iter().enumerate() {
+        let two = [i.wrapping_mul(2), i.wrapping_mul(2).wrapping_add(1)]
+            .map(|k| profiles.get(k % PLAN_PROFILES).copied());
+        let [Some(a), Some(b)] = two else { continue };
+        app.set_recipe(SetRecipe {
+            product_id: product.product.id,
+            components: vec![
+                RecipeComponent {
+                    profile_id: a,
+                    percentage: Decimal::from(60),
+                },
+                RecipeComponent {
+                    profile_id: b,
+                    percentage: Decimal::from(40),
+                },
+            ],
+        })?;
+    }
+    Ok(true)
+}
+
 /// An order of the bench product line; the load generator sends the same shape.
 fn bench_order(external_id: &str, now: chrono::DateTime<Utc>, i: usize) -> SetOrder {
     SetOrder {
@@ -301,6 +395,10 @@ fn bench_order(external_id: &str, now: chrono::DateTime<Utc>, i: usize) -> SetOr
             SetOrderItem {
                 sku: SKUS[(i + 1) % SKUS.len()].into(),
                 quantity: 2,
+            },
+            SetOrderItem {
+                sku: plan_sku(i % PLAN_PRODUCTS),
+                quantity: 1,
             },
         ],
     }

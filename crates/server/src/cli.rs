@@ -1,5 +1,5 @@
 //! The command line: `serve`, `accounts create|list|revoke`, `seed demo|bench`, `verify`, `trace`,
-//! `eudr`.
+//! `eudr`, `plan`.
 
 #![allow(
     clippy::print_stdout,
@@ -75,6 +75,37 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = EudrFormat::Geojson)]
         format: EudrFormat,
     },
+    /// Print the roast list: what to roast for the open orders, in how many batches, from which
+    /// green lots (`mrp.plan.getNetRequirements`).
+    Plan {
+        /// Only orders dated up to this day (inclusive, UTC: `2026-12-01`) or instant (RFC 3339).
+        #[arg(long)]
+        until: Option<String>,
+        /// `table`: for a terminal; `csv`: one row per batch, lot to fetch, shortfall or missing
+        /// item; `json`: as `mrp.plan.getNetRequirements` answers.
+        #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
+        format: PlanFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+/// `--until`: a day means its end (orders of that whole day count), or an RFC 3339 instant.
+fn until(text: &str) -> anyhow::Result<chrono::DateTime<chrono::Utc>> {
+    if let Ok(at) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(at.with_timezone(&chrono::Utc));
+    }
+    let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").with_context(|| {
+        format!("--until {text}: give a day (2026-12-01) or an RFC 3339 instant")
+    })?;
+    day.and_hms_opt(23, 59, 59)
+        .map(|at| at.and_utc())
+        .context("--until: no such time")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -212,6 +243,22 @@ pub fn run_with(cli: Cli, config: Config) -> anyhow::Result<()> {
                 EudrFormat::Json => crate::eudr::write_json(report, out)?,
                 EudrFormat::Svg => println!("{}", crate::eudr::svg(&report)),
                 EudrFormat::Html => println!("{}", crate::eudr::html(&report, &title)),
+            }
+            Ok(())
+        }
+        Command::Plan { until: day, format } => {
+            let app = open_roastery(&config.database_url, Some(2))?;
+            let until = day.as_deref().map(until).transpose()?;
+            let plan = app.net_requirements(until)?;
+            let out = &mut std::io::stdout();
+            match format {
+                PlanFormat::Table => crate::planning::write_table(&plan, out)?,
+                PlanFormat::Csv => crate::planning::write_csv(&plan, out)?,
+                PlanFormat::Json => println!(
+                    "{}",
+                    roastery_adapters_http::net_requirements_result_json(plan)
+                        .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                ),
             }
             Ok(())
         }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod csv;
 pub mod eudr;
 pub mod map;
+pub mod planning;
 pub mod seed;
 pub mod startup;
 pub mod tls;

@@ -16,6 +16,7 @@ use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::order::{CustomerType, Order, OrderStatus};
 use roastery_domain::page::PageRequest;
 use roastery_domain::physical_analysis::{NewDefect, NewPhysicalAnalysis, NewScreenSize};
+use roastery_domain::planning::RecipeComponent;
 use roastery_domain::price::Currency;
 use roastery_domain::product::PackageSize;
 use roastery_domain::profile::ComponentDraft;
@@ -23,6 +24,7 @@ use roastery_domain::roast_curve::DataPoint;
 use roastery_domain::roast_details::{RoastDetailsDraft, RoastValue, Temperature, Time};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
+use roastery_domain::weight::RequestedWeight;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::blend::CreateBlend;
 use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
@@ -30,6 +32,7 @@ use roastery_ports::due_diligence::SetDueDiligence;
 use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
 use roastery_ports::location::ImportLocation;
 use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder};
+use roastery_ports::plan::{SetProfilePlanning, SetRecipe};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use roastery_ports::profile::ImportProfile;
 use roastery_ports::project::ImportProject;
@@ -66,8 +69,9 @@ pub fn demo<S: Store>(app: &Roastery<S>) -> anyhow::Result<()> {
     let green = green_lots(app, &locations)?;
     due_diligence(app, &green)?;
     let made = roasts_and_blends(app, &locations)?;
-    shipments(app, &orders, made)?;
+    shipments(app, &orders, (made.guji_roast, made.house_blend))?;
     quality(app, &green)?;
+    planning(app, &made)?;
     println!("demo data loaded");
     Ok(())
 }
@@ -92,6 +96,11 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<Vec<Order>> {
                 ("HOUSE-250", "PACKAGE250G"),
                 ("HOUSE-SAMPLE", "PACKAGE13_2G"),
             ][..],
+        ),
+        (
+            "SHOP-DECAF",
+            "Colombia Decaf",
+            &[("DECAF-250", "PACKAGE250G")][..],
         ),
     ];
     let products = products
@@ -163,6 +172,28 @@ fn mrp<S: Store>(app: &Roastery<S>) -> anyhow::Result<Vec<Order>> {
             "Café Nord",
             CustomerType::Wholesale,
             &[("HOUSE-250", 8)],
+        ),
+        // Open orders for `roastery plan`: this week's wholesale, and one due in five days.
+        order(
+            "WEB-1006",
+            0,
+            "Café Nord",
+            CustomerType::Wholesale,
+            &[("HOUSE-250", 60), ("GUJI-1000", 10)],
+        ),
+        order(
+            "WEB-1007",
+            0,
+            "Kaffeebar Süd",
+            CustomerType::Wholesale,
+            &[("HOUSE-250", 24), ("HUILA-250", 8), ("HOUSE-SAMPLE", 50)],
+        ),
+        order(
+            "WEB-1008",
+            -5,
+            "Hotel Alster",
+            CustomerType::Wholesale,
+            &[("GUJI-250", 40), ("DECAF-250", 12)],
         ),
     ])?;
     for (index, statuses) in [
@@ -491,10 +522,19 @@ fn demo_details(technician: &str, minutes: &str, agtron: i64) -> anyhow::Result<
 
 /// A house espresso profile, three roasts from the demo green lots and a blend of two of them.
 /// Returns the Guji roast (when there is Guji on the floor) and the house blend.
+/// What the demo roasted and blended, and the profiles it roasted with.
+struct Made {
+    guji_roast: Option<Uuid>,
+    house_blend: Uuid,
+    espresso: Uuid,
+    guji_filter: Uuid,
+    huila: Uuid,
+}
+
 fn roasts_and_blends<S: Store>(
     app: &Roastery<S>,
     locations: &[roastery_domain::location::Location],
-) -> anyhow::Result<(Option<Uuid>, Uuid)> {
+) -> anyhow::Result<Made> {
     let floor = locations
         .get(1)
         .ok_or_else(|| anyhow::anyhow!("demo roastery floor missing"))?;
@@ -512,6 +552,22 @@ fn roasts_and_blends<S: Store>(
         .iter()
         .find(|g| g.lot.location_id == Some(floor.id) && !g.lot.is_consumed())
         .map(|g| g.lot.id);
+    // The Guji filter profile draws from the lot on the floor first, then the warehouse.
+    let guji_lots: Vec<Uuid> = guji_on_floor
+        .into_iter()
+        .chain(by_external_id("ERP-GL-1001").ok())
+        .collect();
+    let guji_filter = app.import_profile(ImportProfile {
+        name: "Guji Filter".into(),
+        external_id: Some("PRF-FIL-1".into()),
+        profile_group: Some("Filter".into()),
+        components: vec![ComponentDraft {
+            percentage: Decimal::from(100),
+            green_lot_ids: guji_lots,
+        }],
+        reference_roast_id: None,
+        projects: Vec::new(),
+    })?;
     let espresso = app.import_profile(ImportProfile {
         name: "House Espresso".into(),
         external_id: Some("PRF-ESP-1".into()),
@@ -565,7 +621,7 @@ fn roasts_and_blends<S: Store>(
             roasted_date: day(18, 8)?,
             weight: kg("8.5")?,
             green_lots: vec![(guji, kg("10")?)],
-            profile_id: None,
+            profile_id: Some(guji_filter.profile.id),
             details: Some(demo_details("Ana", "10", 70)?),
             curves: vec![demo_curve("BT", 100, 205)],
             projects: Vec::new(),
@@ -582,5 +638,67 @@ fn roasts_and_blends<S: Store>(
         ],
         projects: vec!["Espresso Program".into()],
     })?;
-    Ok((guji_roast, blend.lot.id))
+    Ok(Made {
+        guji_roast,
+        house_blend: blend.lot.id,
+        espresso: espresso.profile.id,
+        guji_filter: guji_filter.profile.id,
+        huila,
+    })
+}
+
+/// Planning data and recipes, so `roastery plan` prints a roast list for the open orders: the
+/// espresso and the Guji filter learn their loss from their roasts, the Huila profile has one
+/// set; the decaf has no recipe yet and shows as not planned.
+fn planning<S: Store>(app: &Roastery<S>, made: &Made) -> anyhow::Result<()> {
+    let huila = app.import_profile(ImportProfile {
+        name: "Huila Washed".into(),
+        external_id: Some("PRF-HUI-1".into()),
+        profile_group: Some("Filter".into()),
+        components: vec![ComponentDraft {
+            percentage: Decimal::from(100),
+            green_lot_ids: vec![made.huila],
+        }],
+        reference_roast_id: None,
+        projects: Vec::new(),
+    })?;
+    let batch = |min: &str, max: &str| -> anyhow::Result<_> {
+        let w = |a: &str| -> anyhow::Result<RequestedWeight> {
+            Ok(RequestedWeight {
+                amount: Decimal::from_str(a)?,
+                unit: WeightUnit::Kg,
+            })
+        };
+        Ok(Some((w(min)?, w(max)?)))
+    };
+    for (profile_id, expected_loss, batch_size) in [
+        (made.espresso, None, batch("6", "15")?),
+        (made.guji_filter, None, batch("5", "12")?),
+        (huila.profile.id, Some(Decimal::from(14)), batch("5", "12")?),
+    ] {
+        app.set_profile_planning(SetProfilePlanning {
+            profile_id,
+            expected_loss,
+            batch_size,
+        })?;
+    }
+    let products = app.list_products(PageRequest::default())?.items;
+    for (external_id, profile_id) in [
+        ("SHOP-HOUSE", made.espresso),
+        ("SHOP-GUJI", made.guji_filter),
+        ("SHOP-HUILA", huila.profile.id),
+    ] {
+        let product = products
+            .iter()
+            .find(|p| p.product.external_id == external_id)
+            .ok_or_else(|| anyhow::anyhow!("demo product {external_id} missing"))?;
+        app.set_recipe(SetRecipe {
+            product_id: product.product.id,
+            components: vec![RecipeComponent {
+                profile_id,
+                percentage: Decimal::from(100),
+            }],
+        })?;
+    }
+    Ok(())
 }

@@ -13,6 +13,7 @@ pub(crate) mod green;
 mod location;
 mod mrp;
 mod physical;
+mod plan;
 mod profile;
 mod project;
 mod registry;
@@ -40,6 +41,13 @@ pub(crate) fn due_diligence_result(
     report: roastery_domain::due_diligence::DueDiligenceReport,
 ) -> Result<trace::DueDiligenceReportResult, ApiError> {
     trace::DueDiligenceReportResult::new(report)
+}
+
+/// `getNetRequirements`' result DTO, for the command line.
+pub(crate) fn net_requirements_result(
+    plan: roastery_ports::plan::Plan,
+) -> plan::NetRequirementsResult {
+    plan.into()
 }
 
 registry::operations! {
@@ -164,6 +172,13 @@ registry::operations! {
         handler: profile::import_profile,
         summary: "Import a processing profile.",
     }
+    SetProfilePlanning {
+        name: "inventory.roast.setProfilePlanning",
+        scope: InventoryRoast,
+        shape: Write<profile::SetProfilePlanningData, profile::ProfileResult>,
+        handler: profile::set_profile_planning,
+        summary: "Set a profile's expected loss (or derive it from its last roasts) and batch size.",
+    }
     SetRoastedLotWeight {
         name: "inventory.roast.setRoastedLotWeight",
         scope: InventoryRoast,
@@ -266,6 +281,27 @@ registry::operations! {
         handler: mrp::list_products,
         summary: "List products, newest first.",
     }
+    SetRecipe {
+        name: "mrp.product.setRecipe",
+        scope: MrpProduct,
+        shape: Write<mrp::SetRecipeData, mrp::ProductResult>,
+        handler: mrp::set_recipe,
+        summary: "Set the profiles a product is roasted from, in percentages; [] removes the recipe.",
+    }
+    GetNetRequirements {
+        name: "mrp.plan.getNetRequirements",
+        scope: MrpPlan,
+        shape: Read<plan::NetRequirementsFilter, plan::NetRequirementsResult>,
+        handler: plan::net_requirements,
+        summary: "What to roast for the open orders: demand, profiles and batches, green lots, shortfalls.",
+    }
+    GetRunOut {
+        name: "mrp.plan.getRunOut",
+        scope: MrpPlan,
+        shape: Page<plan::RunOutFilter, plan::RunOutResult>,
+        handler: plan::run_out,
+        summary: "When each green lot runs out at its recent use, soonest first.",
+    }
     SetOrders {
         name: "mrp.order.setOrders",
         scope: MrpOrder,
@@ -301,6 +337,13 @@ registry::operations! {
         shape: Read<trace::TraceFilterData, trace::TraceResult>,
         handler: trace::trace_lot,
         summary: "The whole genealogy of a lot, upstream or downstream: lots, edges, orders, cuppings.",
+    }
+    GetCost {
+        name: "inventory.trace.getCost",
+        scope: InventoryTrace,
+        shape: Read<trace::CostFilterData, trace::CostResult>,
+        handler: trace::cost,
+        summary: "What a lot or an order cost, per kg and in total, per currency, through the genealogy.",
     }
     GetDueDiligence {
         name: "inventory.trace.getDueDiligence",

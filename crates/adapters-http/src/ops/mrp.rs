@@ -2,11 +2,13 @@
 
 use actix_web::HttpResponse;
 use roastery_domain::order::{CustomerType, Order, OrderStatus};
-use roastery_domain::product::{PackageSize, Product};
+use roastery_domain::planning::RecipeComponent;
+use roastery_domain::product::PackageSize;
 use roastery_ports::Store;
 use roastery_ports::order::{
     ListOrders, SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder,
 };
+use roastery_ports::plan::{ProductView, SetRecipe};
 use roastery_ports::product::{SyncProduct, SyncVariant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -16,7 +18,7 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
-    DateRange, Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required, rule,
+    Amount, DateRange, Instant, NoFilter, ReadRequest, WeightDto, WriteRequest, required, rule,
 };
 
 // --- Products --------------------------------------------------------------------------------
@@ -55,6 +57,21 @@ pub struct ProductDto {
     pub external_id: String,
     pub name: String,
     pub variants: Vec<VariantDto>,
+    /// The profiles every variant is roasted from (api-decisions §15); null until set.
+    #[schema(required = true)]
+    pub recipe: Option<RecipeDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecipeDto {
+    pub components: Vec<RecipeComponentDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeComponentDto {
+    pub profile_id: Uuid,
+    pub percentage: Amount,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -70,9 +87,20 @@ pub struct CoffeeOptionsDto {
     pub package_size: String,
 }
 
-impl From<Product> for ProductDto {
-    fn from(p: Product) -> Self {
+impl From<ProductView> for ProductDto {
+    fn from(v: ProductView) -> Self {
+        let p = v.product;
         Self {
+            recipe: v.recipe.map(|r| RecipeDto {
+                components: r
+                    .components
+                    .into_iter()
+                    .map(|c| RecipeComponentDto {
+                        profile_id: c.profile_id,
+                        percentage: Amount(c.percentage),
+                    })
+                    .collect(),
+            }),
             id: p.id,
             external_id: p.external_id,
             name: p.name,
@@ -186,6 +214,57 @@ pub(super) async fn list_products<S: Store>(
         },
         page.next,
     )
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetRecipeData {
+    #[schema(value_type = Uuid, required = true)]
+    pub product_id: Option<Uuid>,
+    /// 1–10 distinct profiles whose percentages sum to 100; `[]` removes the recipe.
+    #[schema(value_type = Vec<RecipeComponentData>, required = true)]
+    pub components: Option<Vec<RecipeComponentData>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeComponentData {
+    #[schema(value_type = Uuid, required = true)]
+    pub profile_id: Option<Uuid>,
+    /// Above zero, up to 2 decimals.
+    #[schema(value_type = Amount, required = true)]
+    pub percentage: Option<Amount>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProductResult {
+    pub product: ProductDto,
+}
+
+pub(super) async fn set_recipe<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<SetRecipeData>>(body)?.data()?;
+    let product_id = required(data.product_id, "data.productId")?;
+    let components = required(data.components, "data.components")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Ok(RecipeComponent {
+                profile_id: required(c.profile_id, &format!("data.components[{i}].profileId"))?,
+                percentage: required(c.percentage, &format!("data.components[{i}].percentage"))?.0,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let cmd = SetRecipe {
+        product_id,
+        components,
+    };
+    let view = ctx.run(move |app| app.set_recipe(cmd)).await?;
+    ctx.ok(ProductResult {
+        product: view.into(),
+    })
 }
 
 // --- Orders ----------------------------------------------------------------------------------

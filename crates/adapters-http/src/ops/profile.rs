@@ -1,8 +1,11 @@
 //! inventory.roast profiles: importing a processing profile and reading profiles by id.
 
 use actix_web::HttpResponse;
+use roastery_domain::planning::{LossSource, Planning};
 use roastery_domain::profile::ComponentDraft;
+use roastery_domain::weight::RequestedWeight;
 use roastery_ports::Store;
+use roastery_ports::plan::SetProfilePlanning;
 use roastery_ports::profile::{ImportProfile, ProfileView};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -12,7 +15,8 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
-    Amount, NameDto, NameRef, ObjectRefDto, ReadRequest, WriteRequest, names, required,
+    Amount, NameDto, NameRef, ObjectRefDto, ReadRequest, WeightDto, WriteRequest, names, required,
+    weight_input,
 };
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -59,6 +63,41 @@ pub struct ProfileDto {
     #[schema(required = true)]
     pub reference_roast: Option<ObjectRefDto>,
     pub projects: Vec<ObjectRefDto>,
+    pub planning: PlanningDto,
+}
+
+/// A profile's planning data (api-decisions §15).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanningDto {
+    /// Percentage; set, or derived from the last 10 roasts; null when neither.
+    #[schema(value_type = Option<Amount>, required = true)]
+    pub expected_loss: Option<Amount>,
+    /// `SET`, `ROASTS` or null.
+    #[schema(required = true)]
+    pub expected_loss_source: Option<&'static str>,
+    #[schema(required = true)]
+    pub batch_size: Option<BatchSizeDto>,
+}
+
+/// Green weight per roast, in KG.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BatchSizeDto {
+    pub min: WeightDto,
+    pub max: WeightDto,
+}
+
+impl From<Planning> for PlanningDto {
+    fn from(p: Planning) -> Self {
+        Self {
+            expected_loss: p.expected_loss.map(Amount),
+            expected_loss_source: p.source.map(LossSource::as_str),
+            batch_size: p.batch_size.map(|b| BatchSizeDto {
+                min: WeightDto::kg(b.min.in_kg()),
+                max: WeightDto::kg(b.max.in_kg()),
+            }),
+        }
+    }
 }
 
 impl From<ProfileView> for ProfileDto {
@@ -80,6 +119,7 @@ impl From<ProfileView> for ProfileDto {
                 .collect(),
             reference_roast: v.reference_roast.map(Into::into),
             projects: p.projects.into_iter().map(Into::into).collect(),
+            planning: v.planning.into(),
         }
     }
 }
@@ -150,4 +190,58 @@ pub(super) async fn profiles_by_ids<S: Store>(
         },
         page.next,
     )
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetProfilePlanningData {
+    #[schema(value_type = Uuid, required = true)]
+    pub profile_id: Option<Uuid>,
+    /// Percentage, 0 ≤ x < 100, up to 2 decimals; null or absent: derived from the roasts.
+    #[schema(value_type = Option<Amount>)]
+    pub expected_loss: Option<Amount>,
+    /// Green weight per roast, 0 < min ≤ max; null or absent: none.
+    pub batch_size: Option<BatchSizeData>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct BatchSizeData {
+    #[schema(value_type = WeightDto, required = true)]
+    pub min: Option<WeightDto>,
+    #[schema(value_type = WeightDto, required = true)]
+    pub max: Option<WeightDto>,
+}
+
+pub(super) async fn set_profile_planning<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let data = decode::<WriteRequest<SetProfilePlanningData>>(body)?.data()?;
+    let profile_id = required(data.profile_id, "data.profileId")?;
+    let batch_size = match data.batch_size {
+        None => None,
+        Some(b) => {
+            let min = weight_input(b.min, "data.batchSize.min")?;
+            let max = weight_input(b.max, "data.batchSize.max")?;
+            Some((
+                RequestedWeight {
+                    amount: min.amount,
+                    unit: min.unit,
+                },
+                RequestedWeight {
+                    amount: max.amount,
+                    unit: max.unit,
+                },
+            ))
+        }
+    };
+    let cmd = SetProfilePlanning {
+        profile_id,
+        expected_loss: data.expected_loss.map(|a| a.0),
+        batch_size,
+    };
+    let view = ctx.run(move |app| app.set_profile_planning(cmd)).await?;
+    ctx.ok(ProfileResult {
+        profile: view.into(),
+    })
 }

@@ -1,6 +1,7 @@
 //! inventory.trace: the ledger and the genealogy of lots.
 
 use actix_web::HttpResponse;
+use roastery_domain::cost::{Amounts, Cost, money6};
 use roastery_domain::decimal::from_micros;
 use roastery_domain::due_diligence::DueDiligenceReport;
 use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
@@ -8,6 +9,7 @@ use roastery_domain::stock::LotKind;
 use roastery_domain::stock::number;
 use roastery_ports::Store;
 use roastery_ports::due_diligence::DueDiligenceOf;
+use roastery_ports::plan::CostOf;
 use roastery_ports::trace::{ListLedgerEntries, Trace, TraceLotView, TracedCupping};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -367,4 +369,117 @@ pub(super) async fn due_diligence<S: Store>(
     };
     let report = ctx.run(move |app| app.due_diligence_of(of)).await?;
     ctx.ok(DueDiligenceReportResult::new(report)?)
+}
+
+// --- Costs (api-decisions §15) ------------------------------------------------------------------
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CostFilterData {
+    /// A green, roasted or blended lot; exactly one of `lotId` and `orderId`.
+    pub lot_id: Option<Uuid>,
+    pub order_id: Option<Uuid>,
+}
+
+/// An amount of one currency, never converted.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MoneyDto {
+    pub currency: &'static str,
+    pub amount: Amount,
+}
+
+fn money(amounts: Amounts) -> Vec<MoneyDto> {
+    amounts
+        .into_iter()
+        .map(|(currency, amount)| MoneyDto {
+            currency,
+            amount: Amount(money6(amount)),
+        })
+        .collect()
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CostLotRefDto {
+    pub id: Uuid,
+    #[serde(rename = "type")]
+    pub lot_type: &'static str,
+    pub lot_number: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CostInputDto {
+    pub lot: CostLotRefDto,
+    /// The weight it gave, in KG.
+    pub weight: WeightDto,
+    pub cost_per_kg: Vec<MoneyDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingPriceDto {
+    pub id: Uuid,
+    pub lot_number: String,
+    /// `NO_PRICE`.
+    pub reason: &'static str,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CostResult {
+    pub cost_per_kg: Vec<MoneyDto>,
+    pub total: Vec<MoneyDto>,
+    /// Every green lot upstream has a price.
+    pub complete: bool,
+    pub missing: Vec<MissingPriceDto>,
+    pub inputs: Vec<CostInputDto>,
+}
+
+impl From<Cost> for CostResult {
+    fn from(c: Cost) -> Self {
+        Self {
+            cost_per_kg: money(c.cost_per_kg),
+            total: money(c.total),
+            complete: c.complete,
+            missing: c
+                .missing
+                .into_iter()
+                .map(|m| MissingPriceDto {
+                    id: m.id,
+                    lot_number: number(LotKind::Green.prefix(), m.lot_number),
+                    reason: "NO_PRICE",
+                })
+                .collect(),
+            inputs: c
+                .inputs
+                .into_iter()
+                .map(|i| CostInputDto {
+                    lot: CostLotRefDto {
+                        id: i.lot.id,
+                        lot_type: i.lot.kind.reference_type(),
+                        lot_number: number(i.lot.kind.prefix(), i.lot_number),
+                    },
+                    weight: WeightDto::kg(i.weight),
+                    cost_per_kg: money(i.cost_per_kg),
+                })
+                .collect(),
+        }
+    }
+}
+
+pub(super) async fn cost<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpResponse, ApiError> {
+    let (filter, _) = decode::<ReadRequest<CostFilterData>>(body)?.into_parts();
+    let filter = filter.unwrap_or_default();
+    let of = match (filter.lot_id, filter.order_id) {
+        (Some(lot), None) => CostOf::Lot(lot),
+        (None, Some(order)) => CostOf::Order(order),
+        _ => {
+            return Err(ApiError::invalid_parameter(
+                "params.filter: give exactly one of lotId and orderId",
+            ));
+        }
+    };
+    let cost = ctx.run(move |app| app.cost(of)).await?;
+    ctx.ok(CostResult::from(cost))
 }

@@ -13,6 +13,7 @@ mod listing;
 mod location;
 mod order;
 mod physical;
+mod plan;
 mod product;
 mod profile;
 mod project;
@@ -49,6 +50,7 @@ pub struct MemData {
     pub ledger: Vec<roastery_domain::ledger::LedgerEntry>,
     pub due_diligence: Vec<(Uuid, roastery_domain::due_diligence::DueDiligence)>,
     pub events: event::EventData,
+    pub plan: plan::PlanData,
 }
 
 /// One transaction: a private copy of the data.

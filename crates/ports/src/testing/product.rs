@@ -11,7 +11,7 @@ use crate::repo::*;
 
 #[derive(Debug, Clone, Default)]
 pub struct ProductData {
-    products: Vec<Product>,
+    pub(super) products: Vec<Product>,
 }
 
 impl ProductRepo for MemTx {

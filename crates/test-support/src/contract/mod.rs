@@ -14,6 +14,7 @@ pub mod event;
 pub mod green_lot;
 pub mod ledger;
 pub mod order;
+pub mod plan;
 pub mod roast;
 pub mod webhook;
 
@@ -67,6 +68,11 @@ macro_rules! store_contract {
             webhook::deliveries_are_queued_claimed_and_recorded,
             changes::every_write_notes_what_it_created_or_changed,
             changes::ledger_entries_note_nothing,
+            plan::planning_data_and_recipes_are_replaced_and_read_back,
+            plan::recent_roasts_are_the_last_of_each_profile_and_on_hand_the_unconsumed,
+            plan::open_demand_sums_the_bags_of_open_orders_up_to_a_date,
+            plan::green_lot_use_sums_roasts_and_shipments_since_an_instant,
+            plan::cost_lots_answer_prices_and_weights_at_creation,
         );
     };
     (@each $open:expr; $($module:ident :: $name:ident),+ $(,)?) => {

@@ -1,0 +1,327 @@
+//! mrp.plan and costs (api-decisions §15): planning data of profiles, recipes of products, the
+//! net requirements of the open orders, run-out dates of green lots and the cost of a lot or an
+//! order. Each read is one read transaction of a bounded number of statements; every figure is
+//! computed by the domain (`roastery_domain::planning`, `roastery_domain::cost`).
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use roastery_domain::cost::{Cost, CostLot, Genealogy};
+use roastery_domain::ledger::Reference;
+use roastery_domain::location::LocationError;
+use roastery_domain::order::OrderError;
+use roastery_domain::page::{Page, PageRequest};
+use roastery_domain::planning::{
+    self, LOSS_ROASTS, NetRequirements, PlanGreenLot, PlanInput, PlanProfile, Planning,
+    PlanningDraft, PlanningError, ProfilePlanning, Recipe, RecipeComponent, RecipeDraft,
+    RecipeError, RoastYield, RunOut,
+};
+use roastery_domain::product::Product;
+use roastery_domain::profile::Profile;
+use roastery_domain::stock::{LotKind, TypedLotRef};
+use roastery_domain::weight::{RequestedWeight, Weight};
+use rust_decimal::Decimal;
+use uuid::Uuid;
+
+use crate::error::AppError;
+use crate::profile::{ProfileView, profile_views};
+use crate::repo::*;
+use crate::trace::LotNotFound;
+use crate::{Repos, Roastery, Store};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetProfilePlanning {
+    pub profile_id: Uuid,
+    pub expected_loss: Option<Decimal>,
+    /// `(min, max)` green weight per roast.
+    pub batch_size: Option<(RequestedWeight, RequestedWeight)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetRecipe {
+    pub product_id: Uuid,
+    pub components: Vec<RecipeComponent>,
+}
+
+/// A product and its recipe (`None` until set).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductView {
+    pub product: Product,
+    pub recipe: Option<Recipe>,
+}
+
+/// The net requirements and the date they were asked up to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub until: Option<DateTime<Utc>>,
+    pub requirements: NetRequirements,
+    /// The names of the green lots the profiles draw from (for a roast list).
+    pub green_lot_names: HashMap<Uuid, String>,
+}
+
+/// One green lot of a run-out list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutLine {
+    pub green_lot_id: Uuid,
+    pub lot_number: i64,
+    pub weight: Weight,
+    pub run_out: RunOut,
+}
+
+/// What a cost is asked of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostOf {
+    Lot(Uuid),
+    Order(Uuid),
+}
+
+/// Planning data answered with the profiles: stored data and the last roasts of each, read in
+/// two statements for any number of profiles.
+pub(crate) fn plannings(
+    tx: &mut impl Repos,
+    ids: &[Uuid],
+) -> Result<HashMap<Uuid, Planning>, AppError> {
+    let stored: HashMap<Uuid, ProfilePlanning> = tx.profile_plannings(ids)?.into_iter().collect();
+    let mut roasts: HashMap<Uuid, Vec<RoastYield>> = HashMap::new();
+    for (id, roast) in tx.recent_roasts(ids, LOSS_ROASTS)? {
+        roasts.entry(id).or_default().push(roast);
+    }
+    Ok(ids
+        .iter()
+        .map(|id| {
+            let roasts = roasts.get(id).map(Vec::as_slice).unwrap_or_default();
+            (*id, Planning::of(stored.get(id), roasts))
+        })
+        .collect())
+}
+
+impl<S: Store> Roastery<S> {
+    /// Sets a profile's expected loss (`None`: derived from its roasts) and batch size.
+    pub fn set_profile_planning(&self, cmd: SetProfilePlanning) -> Result<ProfileView, AppError> {
+        // 1. Parse (400).
+        let draft = PlanningDraft::parse(cmd.expected_loss, cmd.batch_size)?;
+        let now = self.clock.now();
+        self.write("inventory.roast.setProfilePlanning", |tx| {
+            // 2. Load (422 resource_not_found).
+            let profile = tx
+                .profile(cmd.profile_id)?
+                .ok_or(PlanningError::ProfileNotFound(cmd.profile_id))?;
+            // 3. Decide (422 invalid_weight).
+            let planning = draft.decide()?;
+            tx.put_profile_planning(profile.id, &planning, now)?;
+            let mut views = profile_views(tx, vec![profile])?;
+            views
+                .pop()
+                .ok_or_else(|| AppError::Store(crate::StoreError::Internal("no profile".into())))
+        })
+    }
+
+    /// Replaces a product's recipe; an empty list removes it.
+    pub fn set_recipe(&self, cmd: SetRecipe) -> Result<ProductView, AppError> {
+        let draft = RecipeDraft::parse(cmd.components)?;
+        let now = self.clock.now();
+        self.write("mrp.product.setRecipe", |tx| {
+            let product = tx
+                .product_by_id(cmd.product_id)?
+                .ok_or(RecipeError::ProductNotFound(cmd.product_id))?;
+            let ids = draft.profile_ids();
+            let found: HashSet<Uuid> = tx.profiles_by_ids(&ids)?.iter().map(|p| p.id).collect();
+            if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
+                return Err(RecipeError::ProfileNotFound(*missing).into());
+            }
+            let recipe = draft.clone().decide()?;
+            tx.put_recipe(product.id, recipe.as_ref(), now)?;
+            Ok(ProductView { product, recipe })
+        })
+    }
+
+    /// What must be roasted for the open orders up to `until`, from which green lots.
+    pub fn net_requirements(&self, until: Option<DateTime<Utc>>) -> Result<Plan, AppError> {
+        let mut green_lot_names = HashMap::new();
+        let requirements = self.store.read(|tx| {
+            let demand = tx.open_demand(until)?;
+            let mut product_ids: Vec<Uuid> = demand.iter().map(|d| d.product_id).collect();
+            product_ids.sort();
+            product_ids.dedup();
+            let recipes: HashMap<Uuid, Recipe> = tx.recipes_of(&product_ids)?.into_iter().collect();
+            let mut profile_ids: Vec<Uuid> = recipes
+                .values()
+                .flat_map(|r| r.components.iter().map(|c| c.profile_id))
+                .collect();
+            profile_ids.sort();
+            profile_ids.dedup();
+            let profiles = tx.profiles_by_ids(&profile_ids)?;
+            let plannings = plannings(tx, &profile_ids)?;
+            let mut on_hand: HashMap<Uuid, Vec<Weight>> = HashMap::new();
+            for (id, w) in tx.roasted_on_hand(&profile_ids)? {
+                on_hand.entry(id).or_default().push(w);
+            }
+            let mut green: Vec<TypedLotRef> = profiles
+                .iter()
+                .flat_map(|p| &p.components)
+                .flat_map(|c| &c.green_lots)
+                .map(|l| TypedLotRef {
+                    id: l.id,
+                    kind: LotKind::Green,
+                })
+                .collect();
+            green.sort_by_key(|l| l.id);
+            green.dedup();
+            let green_lots = tx
+                .cost_lots(&green)?
+                .into_iter()
+                .map(|l| {
+                    (
+                        l.lot.id,
+                        PlanGreenLot {
+                            id: l.lot.id,
+                            lot_number: l.lot_number,
+                            weight: l.weight,
+                        },
+                    )
+                })
+                .collect();
+            green_lot_names = profiles
+                .iter()
+                .flat_map(|p| &p.components)
+                .flat_map(|c| &c.green_lots)
+                .map(|l| (l.id, l.name.clone()))
+                .collect();
+            let profiles = profiles
+                .into_iter()
+                .map(|p: Profile| {
+                    let plan = PlanProfile {
+                        id: p.id,
+                        name: p.name,
+                        planning: plannings.get(&p.id).copied().unwrap_or_default(),
+                        components: p
+                            .components
+                            .into_iter()
+                            .map(|c| {
+                                (
+                                    c.percentage,
+                                    c.green_lots.into_iter().map(|l| l.id).collect(),
+                                )
+                            })
+                            .collect(),
+                        roasted_on_hand: on_hand.remove(&p.id).unwrap_or_default(),
+                    };
+                    (plan.id, plan)
+                })
+                .collect();
+            let input = PlanInput {
+                demand,
+                recipes,
+                profiles,
+                green_lots,
+            };
+            Ok(planning::net_requirements(&input)?)
+        })?;
+        Ok(Plan {
+            until,
+            requirements,
+            green_lot_names,
+        })
+    }
+
+    /// Every unconsumed green lot (at `location` when given), the soonest to run out first.
+    pub fn run_out(
+        &self,
+        window: Option<i64>,
+        location: Option<Uuid>,
+        page: PageRequest,
+    ) -> Result<Page<RunOutLine>, AppError> {
+        let window = planning::window(window)?;
+        page.index()?;
+        let now = self.clock.now();
+        let since = now
+            .checked_sub_signed(TimeDelta::days(i64::from(window)))
+            .unwrap_or(DateTime::<Utc>::MIN_UTC);
+        let today: NaiveDate = now.date_naive();
+        let lots = self.store.read(|tx| {
+            if let Some(id) = location
+                && tx.location(id)?.is_none()
+            {
+                return Err(LocationError::NotFound(id).into());
+            }
+            Ok(tx.green_lot_use(since, location)?)
+        })?;
+        let mut lines: Vec<RunOutLine> = lots
+            .into_iter()
+            .map(|l| {
+                let used = Weight::from_micros(l.used_micros.max(0), l.weight.unit())
+                    .unwrap_or_else(|_| Weight::zero(l.weight.unit()));
+                RunOutLine {
+                    green_lot_id: l.id,
+                    lot_number: l.lot_number,
+                    weight: l.weight,
+                    run_out: planning::run_out(l.weight, used, window, today),
+                }
+            })
+            .collect();
+        lines.sort_by_key(|l| {
+            (
+                l.run_out.run_out_date.is_none(),
+                l.run_out.run_out_date,
+                l.lot_number,
+            )
+        });
+        Ok(Page::from_found(lines, &page)?)
+    }
+
+    /// What a lot or an order cost, through transfers, roasts and blends.
+    pub fn cost(&self, of: CostOf) -> Result<Cost, AppError> {
+        self.store.read(|tx| {
+            let start = match of {
+                CostOf::Lot(id) => {
+                    let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
+                        .map(|kind| TypedLotRef { id, kind });
+                    let found = tx.cost_lots(&candidates)?;
+                    let lot = found.first().ok_or(LotNotFound(id))?;
+                    Reference::Lot(lot.lot)
+                }
+                CostOf::Order(id) => {
+                    tx.order(id)?.ok_or(OrderError::NotFound(id))?;
+                    Reference::Order(id)
+                }
+            };
+            let edges = tx.upstream_edges(&[start])?;
+            let mut refs: HashSet<TypedLotRef> = HashSet::new();
+            if let Reference::Lot(l) = start {
+                refs.insert(l);
+            }
+            for e in &edges {
+                refs.insert(e.from);
+                if let Reference::Lot(to) = e.to {
+                    refs.insert(to);
+                }
+            }
+            let lots: HashMap<TypedLotRef, CostLot> = tx
+                .cost_lots(&refs.into_iter().collect::<Vec<_>>())?
+                .into_iter()
+                .map(|l| (l.lot, l))
+                .collect();
+            let mut genealogy = Genealogy::new(&lots, &edges);
+            Ok(match start {
+                Reference::Lot(l) => genealogy.lot_cost(l)?,
+                Reference::Order(o) => genealogy.order_cost(o)?,
+            })
+        })
+    }
+}
+
+/// Products with their recipes, read in one statement for any number of products.
+pub(crate) fn product_views(
+    tx: &mut impl Repos,
+    products: Vec<Product>,
+) -> Result<Vec<ProductView>, AppError> {
+    let ids: Vec<Uuid> = products.iter().map(|p| p.id).collect();
+    let mut recipes: HashMap<Uuid, Recipe> = tx.recipes_of(&ids)?.into_iter().collect();
+    Ok(products
+        .into_iter()
+        .map(|product| ProductView {
+            recipe: recipes.remove(&product.id),
+            product,
+        })
+        .collect())
+}
