@@ -21,6 +21,7 @@ mod helpers;
 
 mod artisan;
 mod core;
+mod epcis;
 mod eudr;
 mod event;
 mod green;
