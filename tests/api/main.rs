@@ -22,6 +22,7 @@ mod helpers;
 mod artisan;
 mod bounds;
 mod core;
+mod epcis;
 mod eudr;
 mod event;
 mod green;

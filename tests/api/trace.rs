@@ -9,16 +9,16 @@ use serde_json::Value;
 use crate::both_databases;
 use crate::helpers::*;
 
-const SCOPES: &str = "core.location inventory.green inventory.roast inventory.blend \
+pub(crate) const SCOPES: &str = "core.location inventory.green inventory.roast inventory.blend \
                       inventory.trace mrp.product mrp.order quality.cupping";
 
-async fn ok(app: &TestApp, token: &str, operation: &str, body: Value) -> Value {
+pub(crate) async fn ok(app: &TestApp, token: &str, operation: &str, body: Value) -> Value {
     let (status, body) = app.call(token, operation, body).await;
     assert_eq!(status, 200, "{operation}: {body}");
     body["result"].clone()
 }
 
-fn id(v: &Value) -> String {
+pub(crate) fn id(v: &Value) -> String {
     v["id"].as_str().expect("an id").to_owned()
 }
 
@@ -27,27 +27,27 @@ fn kg(amount: &str) -> Value {
 }
 
 /// What the scenario made.
-struct World {
-    token: String,
-    client_id: String,
-    g1: String,
-    g1b: String,
-    g2: String,
-    g3: String,
-    r1: String,
-    r2: String,
-    b1: String,
-    o1: String,
-    o2: String,
-    o3: String,
-    cupping_r1: String,
+pub(crate) struct World {
+    pub(crate) token: String,
+    pub(crate) client_id: String,
+    pub(crate) g1: String,
+    pub(crate) g1b: String,
+    pub(crate) g2: String,
+    pub(crate) g3: String,
+    pub(crate) r1: String,
+    pub(crate) r2: String,
+    pub(crate) b1: String,
+    pub(crate) o1: String,
+    pub(crate) o2: String,
+    pub(crate) o3: String,
+    pub(crate) cupping_r1: String,
 }
 
 /// Green G1 60 KG and G2 100 LBS at A, G3 5 KG at A (never used). G1 → B 20 KG (new lot G1b),
 /// G1b → A 5 KG (merges back into G1), G1 → B 10 KG (merges into G1b). Roast R1 from G1b 10 KG
 /// (8.5 KG out), R2 from G2 20 LBS (7.5 KG out). Blend B1 = R1 5 KG + R2 3 KG. O1 ships 4 × 250 G
 /// of B1; O2 ships 1 × 1000 G of R1; O3 stays open. R1 and G3 are cupped.
-async fn world(app: &TestApp) -> World {
+pub(crate) async fn world(app: &TestApp) -> World {
     let (client_id, secret) = app.account(SCOPES);
     let token = app.fetch_token(&client_id, &secret, None).await.unwrap();
     let t = token.as_str();

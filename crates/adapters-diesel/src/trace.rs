@@ -663,6 +663,26 @@ impl TraceRepo for DieselTx {
         rows.into_iter().map(edge).collect()
     }
 
+    fn ledger_entries_touching(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<LedgerEntry>> {
+        let mut found = Vec::new();
+        for chunk in lot_ids.chunks(CHUNK) {
+            let ids: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
+            // Both columns are indexed (`lot_id` first in `ledger_entries_lot_newest`).
+            let rows: Vec<EntryRow> = ledger_entries::table
+                .filter(
+                    ledger_entries::lot_id
+                        .eq_any(&ids)
+                        .or(ledger_entries::reference_id.eq_any(&ids)),
+                )
+                .load(self.conn())
+                .store()?;
+            for row in rows {
+                found.push(entry(row)?);
+            }
+        }
+        Ok(found)
+    }
+
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
         let mut found = Vec::with_capacity(lots.len());
         for chunk in lots.chunks(1000) {

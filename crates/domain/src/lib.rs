@@ -30,6 +30,8 @@ pub mod cupping_result;
 pub mod dds;
 pub mod decimal;
 pub mod due_diligence;
+pub mod epcis;
+pub mod epcis_hash;
 pub mod event;
 pub mod geojson;
 pub mod green_lot;

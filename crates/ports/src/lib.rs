@@ -12,6 +12,7 @@ pub mod account;
 pub mod blend;
 pub mod cupping;
 pub mod due_diligence;
+pub mod epcis;
 pub mod error;
 pub mod eudr;
 pub mod event;
@@ -91,6 +92,8 @@ pub struct Roastery<S: Store> {
     ids: Arc<dyn IdGen>,
     caller: Caller,
     eudr_enforce: due_diligence::EudrEnforce,
+    /// The base of EPCIS identifiers; when unset, that of the installation id.
+    epcis_base: Option<roastery_domain::epcis::EpcisBase>,
     /// Told after a unit of work committed events (wakes this instance's delivery loop).
     events_committed: Option<Arc<dyn Fn() + Send + Sync>>,
 }
@@ -103,6 +106,7 @@ impl<S: Store> Clone for Roastery<S> {
             ids: self.ids.clone(),
             caller: self.caller.clone(),
             eudr_enforce: self.eudr_enforce,
+            epcis_base: self.epcis_base.clone(),
             events_committed: self.events_committed.clone(),
         }
     }
@@ -116,6 +120,7 @@ impl<S: Store> Roastery<S> {
             ids,
             caller: Caller::default(),
             eudr_enforce: due_diligence::EudrEnforce::Off,
+            epcis_base: None,
             events_committed: None,
         }
     }

@@ -483,6 +483,9 @@ pub trait TraceRepo {
     fn upstream_edges(&mut self, starts: &[Reference]) -> StoreResult<Vec<Edge>>;
     /// The stored lots among `lots`, in any order.
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>>;
+    /// The ledger entries of these lots and those naming one of them as reference, in any
+    /// order, in one query.
+    fn ledger_entries_touching(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<LedgerEntry>>;
     /// The orders shipped from any of these lots (with their shipments).
     fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>>;
     /// The cuppings that cupped any of these lots.

@@ -1,5 +1,5 @@
 //! The command line: `serve`, `accounts create|list|revoke`, `seed demo|bench`, `verify`, `trace`,
-//! `eudr`, `plan`.
+//! `eudr`, `plan`, `epcis`.
 
 #![allow(
     clippy::print_stdout,
@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use roastery_domain::scope::Scope;
 use roastery_ports::Caller;
 use roastery_ports::due_diligence::DueDiligenceOf;
+use roastery_ports::epcis::EpcisOf;
 
 use crate::config::Config;
 use crate::startup::{Application, open_roastery};
@@ -85,6 +86,18 @@ pub enum Command {
         /// item; `json`: as `mrp.plan.getNetRequirements` answers.
         #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
         format: PlanFormat,
+    },
+    /// Print the GS1 EPCIS 2.0 document (JSON-LD) of a lot's genealogy or of an order.
+    Epcis {
+        /// A green, roasted or blended lot id.
+        #[arg(long, conflicts_with = "order", required_unless_present = "order")]
+        lot: Option<uuid::Uuid>,
+        /// With `--lot`: the way to walk its genealogy.
+        #[arg(long, value_enum, default_value_t = TraceDirection::Upstream, requires = "lot")]
+        direction: TraceDirection,
+        /// An order id (what stands upstream of its shipments).
+        #[arg(long)]
+        order: Option<uuid::Uuid>,
     },
 }
 
@@ -220,6 +233,30 @@ pub fn run_with(cli: Cli, config: Config) -> anyhow::Result<()> {
                 TraceFormat::Csv => crate::traceability::write_csv(&trace, out)?,
                 TraceFormat::Json => crate::traceability::write_json(&trace, out)?,
             }
+            Ok(())
+        }
+        Command::Epcis {
+            lot,
+            direction,
+            order,
+        } => {
+            let app =
+                open_roastery(&config.database_url, Some(2))?.with_epcis_base(config.epcis_base()?);
+            let of = match (lot, order) {
+                (Some(id), _) => EpcisOf::Lot(
+                    id,
+                    match direction {
+                        TraceDirection::Upstream => roastery_domain::ledger::Direction::Upstream,
+                        TraceDirection::Downstream => {
+                            roastery_domain::ledger::Direction::Downstream
+                        }
+                    },
+                ),
+                (None, Some(id)) => EpcisOf::Order(id),
+                (None, None) => anyhow::bail!("give --lot ID or --order ID"),
+            };
+            let document = app.export_epcis(of)?;
+            println!("{document}");
             Ok(())
         }
         Command::Eudr { lot, order, format } => {

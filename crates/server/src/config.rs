@@ -1,5 +1,6 @@
 //! Configuration: defaults, then a TOML file (`--config`), then `ROASTERY_*` environment variables.
 
+use roastery_domain::epcis::EpcisBase;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -73,6 +74,9 @@ pub struct Config {
     /// `off` (default) or `ship`: `shipOrder` refuses lots whose EUDR due diligence is
     /// incomplete (`ROASTERY_EUDR_ENFORCE`).
     pub eudr_enforce: EudrEnforceSetting,
+    /// The base URI of EPCIS identifiers (`ROASTERY_EPCIS_BASE_URI`): absolute, no trailing
+    /// `/`; default `urn:roastery:{installationId}`.
+    pub epcis_base_uri: Option<String>,
 }
 
 /// `eudr_enforce`: `off` or `ship`.
@@ -90,6 +94,18 @@ impl EudrEnforceSetting {
             Self::Off => EudrEnforce::Off,
             Self::Ship => EudrEnforce::Ship,
         }
+    }
+}
+
+impl Config {
+    /// The configured EPCIS base URI, checked; `None` when the installation's default applies.
+    pub fn epcis_base(&self) -> anyhow::Result<Option<EpcisBase>> {
+        self.epcis_base_uri
+            .as_deref()
+            .map(|uri| {
+                EpcisBase::parse(uri).map_err(|e| anyhow::anyhow!("ROASTERY_EPCIS_BASE_URI: {e}"))
+            })
+            .transpose()
     }
 }
 
@@ -120,6 +136,7 @@ impl Default for Config {
             webhook_retry_scale: "1".into(),
             event_retention_days: 30,
             eudr_enforce: EudrEnforceSetting::Off,
+            epcis_base_uri: None,
         }
     }
 }
@@ -214,6 +231,9 @@ impl Config {
                 Some(EudrEnforce::Off) => EudrEnforceSetting::Off,
                 None => anyhow::bail!("ROASTERY_EUDR_ENFORCE must be `off` or `ship`, not `{v}`"),
             };
+        }
+        if let Some(v) = var("ROASTERY_EPCIS_BASE_URI") {
+            self.epcis_base_uri = Some(v);
         }
         if let Some(v) = var("ROASTERY_METRICS") {
             self.metrics = Switch::parse(&v).ok_or_else(|| {

@@ -1,5 +1,6 @@
 //! Wiring: store → use cases → HTTP server.
 
+use roastery_domain::epcis::EpcisBase;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -105,6 +106,14 @@ impl Application {
             None => app,
         };
         let app = app.with_eudr_enforce(config.eudr_enforce.mode());
+        let epcis_base = match config.epcis_base()? {
+            Some(base) => base,
+            None => EpcisBase::of_installation(
+                app.installation_id()
+                    .context("loading the installation id")?,
+            ),
+        };
+        let app = app.with_epcis_base(Some(epcis_base));
         let cursor_key = app.cursor_key().context("loading the cursor signing key")?;
         let webhooks = webhook_settings(config)?;
         let transport = Arc::new(HttpsTransport::new(&webhooks)?);

@@ -352,6 +352,13 @@ registry::operations! {
         handler: trace::due_diligence,
         summary: "The EUDR due diligence behind a lot or an order: source lots, statements, plots, completeness.",
     }
+    ExportEpcis {
+        name: "inventory.trace.exportEpcis",
+        scope: InventoryTrace,
+        shape: Read<trace::ExportEpcisFilterData, trace::ExportEpcisResult>,
+        handler: trace::export_epcis,
+        summary: "A GS1 EPCIS 2.0 document of a lot's genealogy (upstream by default) or of an order: one event per ledger operation, CBV 2.0 event hashes as ids.",
+    }
     ListLedgerEntries {
         name: "inventory.trace.listLedgerEntries",
         scope: InventoryTrace,

@@ -10,6 +10,7 @@ use roastery_domain::stock::number;
 use roastery_ports::Store;
 use roastery_ports::due_diligence::DueDiligenceOf;
 use roastery_ports::plan::CostOf;
+use roastery_ports::epcis::EpcisOf;
 use roastery_ports::trace::{ListLedgerEntries, Trace, TraceLotView, TracedCupping};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -482,4 +483,50 @@ pub(super) async fn cost<S: Store>(ctx: Ctx<S>, body: &[u8]) -> Result<HttpRespo
     };
     let cost = ctx.run(move |app| app.cost(of)).await?;
     ctx.ok(CostResult::from(cost))
+}
+
+/// Exactly one of `lotId` (a green, roasted or blended lot, with `direction`, default
+/// `UPSTREAM`) or `orderId` (what stands upstream of its shipments).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportEpcisFilterData {
+    pub lot_id: Option<Uuid>,
+    /// `UPSTREAM` (default) or `DOWNSTREAM`; with `lotId` only.
+    pub direction: Option<String>,
+    pub order_id: Option<Uuid>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExportEpcisResult {
+    /// A GS1 EPCIS 2.0 `EPCISDocument` (JSON-LD): `@context`, `type`, `schemaVersion` `2.0`,
+    /// `creationDate`, `epcisBody.eventList` (api-decisions §16).
+    #[schema(value_type = Object)]
+    pub document: Box<RawValue>,
+}
+
+pub(super) async fn export_epcis<S: Store>(
+    ctx: Ctx<S>,
+    body: &[u8],
+) -> Result<HttpResponse, ApiError> {
+    let (filter, _) = decode::<ReadRequest<ExportEpcisFilterData>>(body)?.into_parts();
+    let filter = filter.unwrap_or_default();
+    let of = match (filter.lot_id, filter.order_id) {
+        (Some(id), None) => {
+            let direction = match filter.direction {
+                None => Direction::Upstream,
+                Some(d) => Direction::parse(&d).map_err(|e| rule("params.filter.direction", e))?,
+            };
+            EpcisOf::Lot(id, direction)
+        }
+        (None, Some(id)) => EpcisOf::Order(id),
+        _ => {
+            return Err(ApiError::invalid_parameter(
+                "params.filter: give exactly one of lotId or orderId",
+            ));
+        }
+    };
+    // Not `ctx.read`: a deep genealogy takes long, and an async worker must not wait on it.
+    let document = ctx.run(move |app| app.export_epcis(of)).await?;
+    let document = RawValue::from_string(document).map_err(ApiError::internal)?;
+    ctx.ok(ExportEpcisResult { document })
 }

@@ -218,6 +218,16 @@ impl TraceRepo for MemTx {
         Ok(self.reachable(starts, Direction::Upstream))
     }
 
+    fn ledger_entries_touching(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<LedgerEntry>> {
+        Ok((self.data.ledger.iter())
+            .filter(|e| {
+                lot_ids.contains(&e.lot.id)
+                    || e.reference.is_some_and(|r| lot_ids.contains(&r.id()))
+            })
+            .cloned()
+            .collect())
+    }
+
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
         Ok(self
             .all_lots()
