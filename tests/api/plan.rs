@@ -143,15 +143,18 @@ async fn profile(app: &TestApp, w: &World, id: &str) -> Value {
         .clone()
 }
 
+/// The events of one type: one page of 100 holds them all (the feed's cursor is never null, so
+/// it is not followed).
 async fn events_of(app: &TestApp, token: &str, kind: &str) -> Vec<Value> {
-    app.list_all(
-        token,
-        "core.event.listEvents",
-        "events",
-        json!({"types": [kind]}),
-        100,
-    )
-    .await
+    let (status, body) = app
+        .call(
+            token,
+            "core.event.listEvents",
+            json!({"params": {"filter": {"types": [kind]}, "pagination": {"limit": 100}}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["result"]["events"].as_array().unwrap().clone()
 }
 
 /// A call that must fail with `status`/`code` and a message naming `field` (when given).

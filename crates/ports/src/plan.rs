@@ -325,3 +325,262 @@ pub(crate) fn product_views(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use roastery_domain::Violation;
+    use roastery_domain::order::CustomerType;
+    use roastery_domain::product::PackageSize;
+    use roastery_domain::profile::ComponentDraft;
+    use roastery_domain::weight::WeightUnit;
+
+    use super::*;
+    use crate::order::{SetOrder, SetOrderItem};
+    use crate::product::{SyncProduct, SyncVariant};
+    use crate::profile::ImportProfile;
+    use crate::roast::tests::{Setup, roast, setup, violation};
+
+    fn d(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    fn w(amount: &str) -> RequestedWeight {
+        RequestedWeight {
+            amount: d(amount),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    /// Profile "House" of 100 % of green lots 0 then 1.
+    fn house(s: &Setup) -> Uuid {
+        s.app
+            .import_profile(ImportProfile {
+                name: "House".into(),
+                external_id: None,
+                profile_group: None,
+                components: vec![ComponentDraft {
+                    percentage: Decimal::ONE_HUNDRED,
+                    green_lot_ids: vec![s.green[0], s.green[1]],
+                }],
+                reference_roast_id: None,
+                projects: vec![],
+            })
+            .unwrap()
+            .profile
+            .id
+    }
+
+    fn product(s: &Setup) -> Uuid {
+        s.app
+            .sync_products(vec![SyncProduct {
+                external_id: "P-1".into(),
+                name: "House".into(),
+                variants: vec![SyncVariant {
+                    sku: "H-1000".into(),
+                    package_size: PackageSize::parse("PACKAGE1000G").unwrap(),
+                }],
+            }])
+            .unwrap()[0]
+            .id
+    }
+
+    #[test]
+    fn planning_is_set_then_derived_and_errors_change_nothing() {
+        let s = setup();
+        let p = house(&s);
+        let mut cmd = roast(&s, "R", "8", &[(0, "10")]);
+        cmd.profile_id = Some(p);
+        s.app.record_roast(cmd).unwrap();
+        let set = |loss: Option<&str>, batch: Option<(&str, &str)>| SetProfilePlanning {
+            profile_id: p,
+            expected_loss: loss.map(d),
+            batch_size: batch.map(|(a, b)| (w(a), w(b))),
+        };
+        let view = s
+            .app
+            .set_profile_planning(set(None, Some(("5", "12"))))
+            .unwrap();
+        assert_eq!(view.planning.expected_loss, Some(d("20")));
+        assert_eq!(
+            view.planning.source,
+            Some(roastery_domain::planning::LossSource::Roasts)
+        );
+        let view = s.app.set_profile_planning(set(Some("15"), None)).unwrap();
+        assert_eq!(view.planning.expected_loss, Some(d("15")));
+        assert_eq!(view.planning.batch_size, None);
+        for (cmd, v) in [
+            (set(Some("100"), None), Violation::InvalidParameter),
+            (set(None, Some(("6", "5"))), Violation::InvalidParameter),
+            (set(None, Some(("-6", "5"))), Violation::InvalidWeight),
+            (
+                SetProfilePlanning {
+                    profile_id: Uuid::from_u128(9),
+                    ..set(None, Some(("-6", "5")))
+                },
+                Violation::NotFound,
+            ),
+        ] {
+            assert_eq!(violation(s.app.set_profile_planning(cmd).unwrap_err()), v);
+        }
+        let found = s
+            .app
+            .profiles_by_ids(vec![p], PageRequest::default())
+            .unwrap();
+        assert_eq!(found.items[0].planning.expected_loss, Some(d("15")));
+    }
+
+    #[test]
+    fn recipes_need_known_product_and_profiles_before_the_sum() {
+        let s = setup();
+        let p = house(&s);
+        let product = product(&s);
+        let c = |id, pct: &str| RecipeComponent {
+            profile_id: id,
+            percentage: d(pct),
+        };
+        let err = s
+            .app
+            .set_recipe(SetRecipe {
+                product_id: product,
+                components: vec![c(Uuid::from_u128(9), "10"), c(p, "20")],
+            })
+            .unwrap_err();
+        assert_eq!(
+            err.rule(),
+            Some(&RecipeError::ProfileNotFound(Uuid::from_u128(9)))
+        );
+        let err = s
+            .app
+            .set_recipe(SetRecipe {
+                product_id: product,
+                components: vec![c(p, "20")],
+            })
+            .unwrap_err();
+        assert_eq!(violation(err), Violation::BusinessRule);
+        let err = s
+            .app
+            .set_recipe(SetRecipe {
+                product_id: Uuid::from_u128(8),
+                components: vec![],
+            })
+            .unwrap_err();
+        assert_eq!(
+            err.rule(),
+            Some(&RecipeError::ProductNotFound(Uuid::from_u128(8)))
+        );
+        let view = s
+            .app
+            .set_recipe(SetRecipe {
+                product_id: product,
+                components: vec![c(p, "100")],
+            })
+            .unwrap();
+        assert_eq!(view.recipe.unwrap().components, vec![c(p, "100")]);
+        let listed = s.app.list_products(PageRequest::default()).unwrap();
+        assert!(listed.items[0].recipe.is_some());
+    }
+
+    #[test]
+    fn net_requirements_plan_the_open_orders_from_the_profiles_lots() {
+        let s = setup();
+        let p = house(&s);
+        let product = product(&s);
+        s.app
+            .set_recipe(SetRecipe {
+                product_id: product,
+                components: vec![RecipeComponent {
+                    profile_id: p,
+                    percentage: Decimal::ONE_HUNDRED,
+                }],
+            })
+            .unwrap();
+        s.app
+            .set_profile_planning(SetProfilePlanning {
+                profile_id: p,
+                expected_loss: Some(d("20")),
+                batch_size: None,
+            })
+            .unwrap();
+        s.app
+            .set_orders(vec![SetOrder {
+                external_id: "O-1".into(),
+                order_date: s.clock.now_value(),
+                customer: None,
+                customer_type: Some(CustomerType::Retail),
+                items: vec![SetOrderItem {
+                    sku: "H-1000".into(),
+                    quantity: 56,
+                }],
+            }])
+            .unwrap();
+        // 56 KG roasted / 0.8 = 70 KG green: 60 from the first lot, 10 from the second.
+        let plan = s.app.net_requirements(None).unwrap();
+        let r = &plan.requirements;
+        assert_eq!(r.profiles[0].green_needed, Some(d("70")));
+        let taken: Vec<Decimal> = r.green_lots.iter().map(|a| a.allocated).collect();
+        assert_eq!(taken, vec![d("60"), d("10")]);
+        assert!(r.shortfalls.is_empty());
+        assert_eq!(
+            plan.green_lot_names.get(&s.green[1]).map(String::as_str),
+            Some("Huila")
+        );
+        // Before the order: nothing.
+        let earlier = s
+            .app
+            .net_requirements(Some(s.clock.now_value() - chrono::TimeDelta::seconds(1)))
+            .unwrap();
+        assert!(earlier.requirements.demand.is_empty());
+    }
+
+    #[test]
+    fn run_out_and_cost_of_a_roast() {
+        let s = setup();
+        s.app
+            .record_roast(roast(&s, "R", "40", &[(0, "50")]))
+            .unwrap();
+        let page = s
+            .app
+            .run_out(Some(10), None, PageRequest::default())
+            .unwrap();
+        // 10 KG left, 50 used in 10 days: 5 KG a day, 2 days.
+        assert_eq!(page.items[0].green_lot_id, s.green[0]);
+        assert_eq!(page.items[0].run_out.use_per_day, d("5"));
+        assert_eq!(
+            page.items[0].run_out.run_out_date,
+            s.clock
+                .now_value()
+                .date_naive()
+                .checked_add_days(chrono::Days::new(2))
+        );
+        assert_eq!(page.items[1].run_out.run_out_date, None);
+        assert_eq!(
+            violation(
+                s.app
+                    .run_out(Some(0), None, PageRequest::default())
+                    .unwrap_err()
+            ),
+            Violation::InvalidParameter
+        );
+        // The setup's lots have no price: the roast's cost is incomplete and names its source.
+        let roasted = s
+            .app
+            .record_roast(roast(&s, "R2", "4", &[(1, "5")]))
+            .unwrap()
+            .roasted_lot
+            .lot
+            .id;
+        let cost = s.app.cost(CostOf::Lot(roasted)).unwrap();
+        assert!(!cost.complete);
+        assert_eq!(cost.missing[0].id, s.green[1]);
+        assert_eq!(
+            violation(s.app.cost(CostOf::Order(Uuid::from_u128(5))).unwrap_err()),
+            Violation::NotFound
+        );
+        assert_eq!(
+            violation(s.app.cost(CostOf::Lot(Uuid::from_u128(5))).unwrap_err()),
+            Violation::NotFound
+        );
+    }
+}
