@@ -125,3 +125,35 @@ fn history_of(tx: &mut impl Repos, of: EpcisOf) -> Result<History, AppError> {
         .collect();
     Ok(history)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::memory_roastery;
+    use roastery_domain::Violation;
+
+    #[test]
+    fn the_installation_id_is_made_once_and_kept() {
+        let (app, _) = memory_roastery();
+        let first = app.installation_id().unwrap();
+        let other = app.clone();
+        assert_eq!(other.installation_id().unwrap(), first);
+        assert_eq!(app.epcis_base().unwrap(), EpcisBase::of_installation(first));
+        let configured = EpcisBase::parse("https://roastery.example/epcis").unwrap();
+        let app = app.with_epcis_base(Some(configured.clone()));
+        assert_eq!(app.epcis_base().unwrap(), configured);
+    }
+
+    #[test]
+    fn unknown_lots_and_orders_are_not_found() {
+        let (app, _) = memory_roastery();
+        let id = Uuid::from_u128(7);
+        let lot = app
+            .export_epcis(EpcisOf::Lot(id, Direction::Upstream))
+            .unwrap_err();
+        assert!(lot.rule::<LotNotFound>().is_some());
+        let order = app.export_epcis(EpcisOf::Order(id)).unwrap_err();
+        assert_eq!(order.rule(), Some(&OrderError::NotFound(id)));
+        assert_eq!(order.violation(), Some(Violation::NotFound));
+    }
+}

@@ -84,6 +84,75 @@ pub fn ledger_entries_filter_and_page_newest_first<S: Store>(store: S) {
     assert_eq!(listed.len(), 2);
 }
 
+/// The entries of some lots and those naming one of them as reference, each once, in one
+/// query, however many lots are asked for.
+pub fn ledger_entries_touching_a_lot_or_naming_it<S: Store>(store: S) {
+    let green = |n| TypedLotRef {
+        id: Uuid::from_u128(n),
+        kind: LotKind::Green,
+    };
+    let roasted = TypedLotRef {
+        id: Uuid::from_u128(10),
+        kind: LotKind::Roasted,
+    };
+    let order = Reference::Order(Uuid::from_u128(30));
+    let made = vec![
+        entry(101, green(1), EntryKind::Import, "30", "30", None, 0),
+        entry(102, green(2), EntryKind::Import, "5", "5", None, 0),
+        entry(
+            103,
+            green(1),
+            EntryKind::TransferOut,
+            "-10",
+            "20",
+            Some(Reference::Lot(green(3))),
+            1,
+        ),
+        entry(
+            104,
+            green(3),
+            EntryKind::TransferIn,
+            "10",
+            "10",
+            Some(Reference::Lot(green(1))),
+            1,
+        ),
+        entry(
+            105,
+            green(2),
+            EntryKind::RoastInput,
+            "-5",
+            "0",
+            Some(Reference::Lot(roasted)),
+            2,
+        ),
+        entry(106, roasted, EntryKind::RoastOutput, "4", "4", None, 2),
+        entry(107, roasted, EntryKind::Shipment, "-1", "3", Some(order), 3),
+    ];
+    write(&store, |tx| tx.insert_ledger_entries(&made));
+    let touching = |ids: &[Uuid]| {
+        let mut found = read(&store, |tx| tx.ledger_entries_touching(ids));
+        found.sort_by_key(|e| e.id);
+        found
+            .into_iter()
+            .map(|e| e.id.as_u128())
+            .collect::<Vec<_>>()
+    };
+    // Lot 3's own entry and the transfer out of lot 1 that names it.
+    assert_eq!(touching(&[green(3).id]), vec![103, 104]);
+    // The roasted lot's entries and the roast input naming it; the order's id names no lot.
+    assert_eq!(touching(&[roasted.id]), vec![105, 106, 107]);
+    assert_eq!(touching(&[Uuid::from_u128(30)]), vec![107]);
+    assert_eq!(touching(&[green(1).id, green(3).id]), vec![101, 103, 104]);
+    assert_eq!(touching(&[]), Vec::<u128>::new());
+    // Past one chunk of ids.
+    let many: Vec<Uuid> = (1000..1700)
+        .map(Uuid::from_u128)
+        .chain([green(2).id])
+        .collect();
+    assert_eq!(touching(&many), vec![102, 105]);
+}
+
 /// An entry of `lot` at `minutes`: `delta` kg, leaving `after` kg.
 pub fn entry(
     n: u128,

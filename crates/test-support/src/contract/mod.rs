@@ -59,6 +59,7 @@ macro_rules! store_contract {
             ledger::traced_lots_orders_and_cuppings,
             ledger::traces_show_lots_locations_orders_and_cuppings_both_ways,
             ledger::the_audit_sums_each_lots_entries,
+            ledger::ledger_entries_touching_a_lot_or_naming_it,
             due_diligence::due_diligence_is_replaced_whole_and_read_back_per_lot,
             due_diligence::source_lots_are_imported_or_opened,
             event::events_are_numbered_in_commit_order_and_listed_oldest_first,
