@@ -31,6 +31,7 @@ mod operate;
 mod precedence;
 mod quality;
 mod roast;
+mod shapes;
 mod slow_clients;
 mod strangers;
 mod trace;
