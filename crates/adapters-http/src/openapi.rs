@@ -6,7 +6,9 @@ use utoipa::ToSchema;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::ResponseBuilder;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
 use utoipa::openapi::security::{
     ClientCredentials, Flow, OAuth2, Scopes, SecurityRequirement, SecurityScheme,
 };
@@ -66,6 +68,14 @@ fn reference<T: ToSchema>() -> RefOr<Schema> {
 
 fn named(name: &str) -> RefOr<Schema> {
     RefOr::Ref(Ref::from_schema_name(name))
+}
+
+/// `schema` or `null`, as utoipa writes an optional reference.
+fn or_null(schema: RefOr<Schema>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(SchemaType::Type(Type::Null)))
+        .item(schema)
+        .into()
 }
 
 fn object() -> ObjectBuilder {
@@ -189,17 +199,23 @@ impl ApiDoc {
                 .required("data")
                 .into(),
             Shape::Read | Shape::Page => {
-                let params = object()
-                    .property("filter", request_ref)
-                    .property("pagination", reference::<PaginationDto>());
-                // `params` may be absent only when the filter has no required field.
+                // What may be absent may also be null (it means the same).
+                let pagination = or_null(reference::<PaginationDto>());
+                // `params` may be absent only when the filter is not required.
                 if filter_required {
+                    let params = object()
+                        .property("filter", request_ref)
+                        .property("pagination", pagination)
+                        .required("filter");
                     object()
-                        .property("params", params.required("filter"))
+                        .property("params", params)
                         .required("params")
                         .into()
                 } else {
-                    object().property("params", params).into()
+                    let params = object()
+                        .property("filter", or_null(request_ref))
+                        .property("pagination", pagination);
+                    object().property("params", or_null(params.into())).into()
                 }
             }
         };
