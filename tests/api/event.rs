@@ -350,6 +350,8 @@ struct Received {
     timestamp: String,
     signature: String,
     body: Vec<u8>,
+    /// When the request was answered.
+    at: Instant,
 }
 
 #[derive(Default)]
@@ -471,6 +473,7 @@ async fn receive(
         timestamp: header("webhook-timestamp"),
         signature: header("webhook-signature"),
         body: body.to_vec(),
+        at: Instant::now(),
     });
     let failing = state
         .fail_first
@@ -697,5 +700,34 @@ both_databases! {
             .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["subject"]["id"].as_str().unwrap().to_owned())
             .collect();
         assert_eq!(subjects, written);
+    }
+
+    async fn a_receiver_that_never_answers_does_not_delay_another(app, config: trusting_receivers) {
+        // Holds every request far beyond the 10 s an attempt may take.
+        let dead = Receiver::start(0, Duration::from_secs(3600));
+        let healthy = Receiver::start(0, Duration::ZERO);
+        let token = app.token(ALL_SCOPES).await;
+        create_webhook(&app, &token, &dead.url).await;
+        create_webhook(&app, &token, &healthy.url).await;
+        let mut written: HashMap<String, Instant> = HashMap::new();
+        for i in 0..20 {
+            let before = Instant::now();
+            let r = ok(&app, &token, "core.location.importLocation",
+                json!({"data": {"name": format!("L{i}")}})).await;
+            written.insert(id(&r["location"]), before);
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        let got = healthy.wait_for(|r| r.len() >= 20).await;
+        let mut late = Vec::new();
+        for r in &got {
+            let event: Value = serde_json::from_slice(&r.body).unwrap();
+            let subject = event["subject"]["id"].as_str().unwrap();
+            let delay = r.at.saturating_duration_since(written[subject]);
+            if delay > Duration::from_secs(2) {
+                late.push((subject.to_owned(), delay));
+            }
+        }
+        assert!(late.is_empty(), "events reached the healthy receiver late: {late:?}");
+        assert!(!dead.state.in_flight.lock().unwrap().is_empty(), "the dead receiver was sent to");
     }
 }

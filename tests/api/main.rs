@@ -34,6 +34,7 @@ mod plan;
 mod precedence;
 mod quality;
 mod roast;
+mod shapes;
 mod slow_clients;
 mod strangers;
 mod trace;

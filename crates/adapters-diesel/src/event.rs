@@ -479,34 +479,81 @@ impl WebhookRepo for DieselTx {
         lease_until: DateTime<Utc>,
         lease: Uuid,
         limit: usize,
+        per_webhook: usize,
     ) -> StoreResult<Vec<ClaimedDelivery>> {
+        if limit == 0 || per_webhook == 0 {
+            return Ok(Vec::new());
+        }
         let at = to_db(now);
         let lock = self.lock_rows;
-        let due = deliveries::table
-            .select(deliveries::id)
-            .filter(deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+        let pending = DeliveryStatus::Pending.as_str();
+        let active = webhooks::table
+            .select(webhooks::id)
+            .filter(webhooks::status.eq(WebhookStatus::Active.as_str()));
+        // Claims held now (by any instance), per webhook.
+        let held: Vec<(String, i64)> = deliveries::table
+            .filter(deliveries::status.eq(pending))
+            .filter(deliveries::lease_until.ge(at))
+            .group_by(deliveries::webhook_id)
+            .select((deliveries::webhook_id, diesel::dsl::count_star()))
+            .load(self.conn())
+            .store()?;
+        // Webhooks with due, unclaimed deliveries, the longest waiting first.
+        let waiting: Vec<(String, Option<NaiveDateTime>)> = deliveries::table
+            .filter(deliveries::status.eq(pending))
             .filter(deliveries::next_attempt_at.le(at))
             .filter(
                 deliveries::lease_until
                     .is_null()
                     .or(deliveries::lease_until.lt(at)),
             )
-            .filter(
-                deliveries::webhook_id.eq_any(
-                    webhooks::table
-                        .select(webhooks::id)
-                        .filter(webhooks::status.eq(WebhookStatus::Active.as_str())),
-                ),
-            )
-            .order((deliveries::next_attempt_at, deliveries::id))
-            .limit(i64::try_from(limit).unwrap_or(i64::MAX));
-        // Deliveries another instance is claiming right now are skipped, never waited for.
-        let ids: Vec<String> = match self.conn() {
-            AnyConnection::Postgresql(c) if lock => {
-                due.for_update().skip_locked().load(c).store()?
+            .filter(deliveries::webhook_id.eq_any(active))
+            .group_by(deliveries::webhook_id)
+            .select((
+                deliveries::webhook_id,
+                diesel::dsl::min(deliveries::next_attempt_at),
+            ))
+            .load(self.conn())
+            .store()?;
+        let mut waiting = waiting;
+        waiting.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        let mut ids: Vec<String> = Vec::new();
+        for (webhook_id, _) in waiting {
+            let busy = held
+                .iter()
+                .find(|(id, _)| *id == webhook_id)
+                .and_then(|(_, n)| usize::try_from(*n).ok())
+                .unwrap_or(0);
+            let room = per_webhook
+                .saturating_sub(busy)
+                .min(limit.saturating_sub(ids.len()));
+            if room == 0 {
+                continue;
             }
-            conn => on_backend!(conn, |c| due.load(c)).store()?,
-        };
+            let due = deliveries::table
+                .select(deliveries::id)
+                .filter(deliveries::webhook_id.eq(&webhook_id))
+                .filter(deliveries::status.eq(pending))
+                .filter(deliveries::next_attempt_at.le(at))
+                .filter(
+                    deliveries::lease_until
+                        .is_null()
+                        .or(deliveries::lease_until.lt(at)),
+                )
+                .order((deliveries::next_attempt_at, deliveries::id))
+                .limit(i64::try_from(room).unwrap_or(i64::MAX));
+            // Deliveries another instance is claiming right now are skipped, never waited for.
+            let found: Vec<String> = match self.conn() {
+                AnyConnection::Postgresql(c) if lock => {
+                    due.for_update().skip_locked().load(c).store()?
+                }
+                conn => on_backend!(conn, |c| due.load(c)).store()?,
+            };
+            ids.extend(found);
+            if ids.len() >= limit {
+                break;
+            }
+        }
         if ids.is_empty() {
             return Ok(Vec::new());
         }

@@ -1,7 +1,10 @@
 //! Decoding request bodies into operation DTOs, with the contract's error codes: a body that is
 //! not a JSON object is `invalid_json`; a field of the wrong type or format is
 //! `invalid_parameter`, naming its path; so is a text holding a control character (see
-//! [`crate::text`]).
+//! [`crate::text`]). Bodies are decoded by shape ([`strict`]): a JSON array never fills an
+//! object, and messages name the field's path and the JSON type expected, never a Rust type.
+
+mod strict;
 
 use serde::de::DeserializeOwned;
 
@@ -24,12 +27,12 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         )));
     }
     let mut de = serde_json::Deserializer::from_slice(body);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+    let value = serde_path_to_error::deserialize(strict::Strict(&mut de)).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
         match inner.classify() {
             serde_json::error::Category::Data => {
-                ApiError::invalid_parameter(format!("{path}: {inner}"))
+                ApiError::invalid_parameter(format!("{path}: {}", json_words(&inner.to_string())))
             }
             _ => ApiError::invalid_json(format!("the body is not valid JSON: {inner}")),
         }
@@ -44,6 +47,14 @@ pub fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         )));
     }
     Ok(value)
+}
+
+/// serde's names of what was found, in JSON's words.
+fn json_words(message: &str) -> String {
+    message
+        .replace("invalid type: sequence", "invalid type: array")
+        .replace("invalid type: map", "invalid type: object")
+        .replace("invalid type: unit value", "invalid type: null")
 }
 
 /// The deepest nesting of `[` and `{` outside strings. Unknown fields are skipped by the parser
@@ -81,7 +92,6 @@ mod tests {
 
     #[derive(Debug, serde::Deserialize)]
     struct Probe {
-        #[allow(dead_code)]
         count: Option<u32>,
     }
 
@@ -121,6 +131,80 @@ mod tests {
             err.message
         );
         assert!(decode::<Probe>(b"{\"note\": \"tab\\there\\n\"}").is_ok());
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Outer {
+        #[allow(dead_code)]
+        inner: Option<Probe>,
+        #[allow(dead_code)]
+        weight: Option<crate::wire::WeightDto>,
+    }
+
+    #[test]
+    fn an_array_never_fills_an_object() {
+        for (body, path) in [
+            (&br#"{"params": [null, null]}"#[..], "params:"),
+            (br#"{"params": {"pagination": [1]}}"#, "params.pagination:"),
+            (br#"{"params": {"filter": [1]}}"#, "params.filter:"),
+        ] {
+            let err = decode::<ReadRequest<NoFilter>>(body).unwrap_err();
+            assert_eq!(err.code, "invalid_parameter", "{body:?}");
+            assert!(err.message.starts_with(path), "{}", err.message);
+            assert!(
+                err.message
+                    .contains(": invalid type: array, expected an object"),
+                "{}",
+                err.message
+            );
+        }
+        let err = decode::<Outer>(br#"{"inner": [7]}"#).unwrap_err();
+        assert!(
+            err.message
+                .starts_with("inner: invalid type: array, expected an object"),
+            "{}",
+            err.message
+        );
+        let err = decode::<Outer>(br#"{"weight": [1, "KG"]}"#).unwrap_err();
+        assert!(
+            err.message
+                .starts_with("weight: invalid type: array, expected an object"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn messages_name_json_types_never_rust_types() {
+        let err = decode::<Outer>(br#"{"inner": {"count": "x"}}"#).unwrap_err();
+        assert!(
+            err.message.starts_with(
+                r#"inner.count: invalid type: string "x", expected a non-negative integer"#
+            ),
+            "{}",
+            err.message
+        );
+        let err = decode::<Outer>(br#"{"inner": 5}"#).unwrap_err();
+        assert!(!err.message.contains("Probe"), "{}", err.message);
+        let err = decode::<Outer>(br#"{"inner": {"count": {}}}"#).unwrap_err();
+        assert!(
+            err.message.contains("invalid type: object"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn objects_and_exact_amounts_still_decode_through_the_strict_wrapper() {
+        let outer = decode::<Outer>(
+            br#"{"inner": {"count": 3}, "weight": {"amount": 12345678901.123456, "unit": "KG"}}"#,
+        )
+        .unwrap();
+        assert_eq!(outer.inner.and_then(|p| p.count), Some(3));
+        assert_eq!(
+            outer.weight.and_then(|w| w.amount).map(|a| a.0.to_string()),
+            Some("12345678901.123456".to_owned())
+        );
     }
 
     #[test]

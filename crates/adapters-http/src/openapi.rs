@@ -6,7 +6,9 @@ use utoipa::ToSchema;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::ResponseBuilder;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
 use utoipa::openapi::security::{
     ClientCredentials, Flow, OAuth2, Scopes, SecurityRequirement, SecurityScheme,
 };
@@ -18,6 +20,41 @@ use utoipa::openapi::{
 use crate::error::ErrorDetail;
 use crate::ops::{Contract, Operation, SchemaSet, Shape};
 use crate::wire::PaginationDto;
+
+/// Every error status an operation can answer (api-decisions §2), with what it means; the
+/// body is the error envelope. 405 is not listed: it answers methods and names the document
+/// does not have.
+const ERRORS: &[(&str, &str)] = &[
+    (
+        "400",
+        "invalid_json, invalid_request (content type, size), missing_parameter, \
+         invalid_parameter, unsupported_unit, unsupported_currency",
+    ),
+    (
+        "401",
+        "invalid_authentication: no, unknown, expired or revoked token",
+    ),
+    (
+        "403",
+        "access_denied: the token lacks the operation's scope",
+    ),
+    (
+        "422",
+        "resource_not_found, invalid_weight, invalid_price, resource_conflict, invalid_request, \
+         bulk_operation_failed",
+    ),
+    ("429", "too_many_requests (Retry-After set)"),
+    ("500", "server_error: anything unexpected"),
+    (
+        "503",
+        "server_error: database busy or unreachable, a row lock not granted in time \
+         (Retry-After set)",
+    ),
+];
+
+/// Reads whose filter must be given though none of its fields is required on its own:
+/// "exactly one of `lotId` or `orderId`" (api-decisions §12).
+const FILTER_REQUIRED: &[&str] = &["inventory.trace.getDueDiligence"];
 
 /// Collects operations and the schemas they use.
 pub struct ApiDoc {
@@ -31,6 +68,14 @@ fn reference<T: ToSchema>() -> RefOr<Schema> {
 
 fn named(name: &str) -> RefOr<Schema> {
     RefOr::Ref(Ref::from_schema_name(name))
+}
+
+/// `schema` or `null`, as utoipa writes an optional reference.
+fn or_null(schema: RefOr<Schema>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(SchemaType::Type(Type::Null)))
+        .item(schema)
+        .into()
 }
 
 fn object() -> ObjectBuilder {
@@ -106,18 +151,20 @@ impl ApiDoc {
                     "application/json",
                     ContentBuilder::new().schema(Some(envelope)).build(),
                 ),
-            )
-            .response(
-                "default",
-                ResponseBuilder::new()
-                    .description("error (400, 401, 403, 405, 422, 429, 500): see error.code")
-                    .content(
+            );
+        let operation = ERRORS
+            .iter()
+            .fold(operation, |operation, (status, description)| {
+                operation.response(
+                    *status,
+                    ResponseBuilder::new().description(*description).content(
                         "application/json",
                         ContentBuilder::new()
                             .schema(Some(RefOr::Ref(Ref::from_schema_name("ErrorEnvelope"))))
                             .build(),
                     ),
-            )
+                )
+            })
             .build();
         let path = std::mem::take(&mut self.paths);
         self.paths = path.path(
@@ -135,7 +182,8 @@ impl ApiDoc {
             result,
         } = operation.contract();
         let (request_ref, result_ref) = (named(&request.name), named(&result.name));
-        let filter_required = has_required_fields(&request);
+        let filter_required =
+            has_required_fields(&request) || FILTER_REQUIRED.contains(&operation.name());
         self.register_set(request);
         self.register_set(result);
         let request = match shape {
@@ -151,17 +199,23 @@ impl ApiDoc {
                 .required("data")
                 .into(),
             Shape::Read | Shape::Page => {
-                let params = object()
-                    .property("filter", request_ref)
-                    .property("pagination", reference::<PaginationDto>());
-                // `params` may be absent only when the filter has no required field.
+                // What may be absent may also be null (it means the same).
+                let pagination = or_null(reference::<PaginationDto>());
+                // `params` may be absent only when the filter is not required.
                 if filter_required {
+                    let params = object()
+                        .property("filter", request_ref)
+                        .property("pagination", pagination)
+                        .required("filter");
                     object()
-                        .property("params", params.required("filter"))
+                        .property("params", params)
                         .required("params")
                         .into()
                 } else {
-                    object().property("params", params).into()
+                    let params = object()
+                        .property("filter", or_null(request_ref))
+                        .property("pagination", pagination);
+                    object().property("params", or_null(params.into())).into()
                 }
             }
         };
@@ -338,7 +392,68 @@ mod tests {
             &["sku", "lotId", "quantity"],
         ),
         ("inventory.trace.traceLot", "", &["lotId", "direction"]),
+        (
+            "inventory.roast.recordRoast",
+            "greenLots",
+            &["id", "usedWeight"],
+        ),
+        (
+            "inventory.blend.createBlend",
+            "",
+            &["name", "locationId", "blendedDate", "roastedLots"],
+        ),
+        (
+            "inventory.blend.createBlend",
+            "roastedLots",
+            &["id", "usedWeight"],
+        ),
+        ("inventory.roast.importRoastLog", "greenLots", &["id"]),
+        (
+            "inventory.green.setDueDiligence",
+            "",
+            &[
+                "greenLotId",
+                "countryOfProduction",
+                "productionPeriod",
+                "plots",
+            ],
+        ),
+        (
+            "inventory.green.setDueDiligence",
+            "productionPeriod",
+            &["from", "to"],
+        ),
+        ("inventory.green.setDueDiligence", "suppliers", &["name"]),
+        (
+            "inventory.green.setDueDiligence",
+            "statements",
+            &["referenceNumber", "kind", "role"],
+        ),
+        (
+            "inventory.green.setGreenLotWeight",
+            "",
+            &["greenLotId", "weight"],
+        ),
+        ("core.location.importLocation", "", &["name"]),
+        ("core.project.importProject", "", &["name"]),
+        ("core.event.createWebhook", "", &["url"]),
     ];
+
+    #[test]
+    fn every_operation_lists_every_error_status_it_can_answer() {
+        let doc = json();
+        for op in Operation::ALL {
+            let responses = &doc["paths"][format!("/rpc/v1/{}", op.name())]["post"]["responses"];
+            for status in ["200", "400", "401", "403", "422", "429", "500", "503"] {
+                assert!(
+                    responses[status].is_object(),
+                    "{} does not list {status}",
+                    op.name()
+                );
+            }
+            assert!(responses["default"].is_null(), "{}", op.name());
+        }
+    }
 
     /// The object a schema stands for: through `$ref`s, array items and a nullable `oneOf`.
     fn resolve<'a>(
@@ -413,7 +528,7 @@ mod tests {
     }
 
     #[test]
-    fn params_are_required_exactly_when_the_filter_has_required_fields() {
+    fn params_are_required_exactly_when_the_filter_is() {
         let doc = json();
         let required = |schema: &serde_json::Value, field: &str| {
             schema["required"]
@@ -424,6 +539,7 @@ mod tests {
             ("inventory.trace.traceLot", true),
             ("inventory.green.getGreenLotDetailsByIds", true),
             ("inventory.roast.getRoastCurvesById", true),
+            ("inventory.trace.getDueDiligence", true),
             ("inventory.green.listGreenLots", false),
             ("core.location.listLocations", false),
         ] {

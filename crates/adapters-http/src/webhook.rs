@@ -12,7 +12,8 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::future::join_all;
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use roastery_domain::webhook::{WebhookError, WebhookUrl, is_private};
 use roastery_ports::event::{
     ATTEMPT_TIMEOUT, ReceiverCheck, SendOutcome, WebhookTransport, signature,
@@ -114,6 +115,9 @@ impl HttpsTransport {
         let mut builder = reqwest::Client::builder()
             .https_only(true)
             .redirect(reqwest::redirect::Policy::none())
+            // HTTPS_PROXY and friends are not honoured: the address connected to must be the
+            // receiver's own, the one the resolver checked.
+            .no_proxy()
             .timeout(ATTEMPT_TIMEOUT)
             .connect_timeout(ATTEMPT_TIMEOUT)
             .user_agent(concat!("roastery-webhooks/", env!("CARGO_PKG_VERSION")))
@@ -194,8 +198,11 @@ pub fn event_body(event: &roastery_domain::event::Event) -> Vec<u8> {
     serde_json::to_vec(&crate::ops::EventDto::from(event.clone())).unwrap_or_default()
 }
 
-/// Deliveries claimed per round.
-const CLAIM_BATCH: usize = 16;
+/// Most sends in flight per instance.
+const IN_FLIGHT: usize = 64;
+/// Most claims one webhook holds at a time (every instance counted): a receiver that never
+/// answers ties up this many sends for the 10 s of their attempts, and nothing else.
+const PER_WEBHOOK: usize = 4;
 /// How often the loop looks for work when nothing woke it: events committed by other
 /// instances and retries fall due meanwhile.
 const POLL: Duration = Duration::from_millis(500);
@@ -203,6 +210,10 @@ const POLL: Duration = Duration::from_millis(500);
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
 /// One instance's delivery loop.
+///
+/// Up to [`IN_FLIGHT`] sends run at once; as soon as one finishes, the loop claims again, so a
+/// slow receiver never holds back another's events (the claim gives each webhook at most
+/// [`PER_WEBHOOK`] sends at a time).
 pub struct DeliveryLoop<S: Store, T: WebhookTransport> {
     pub app: Roastery<S>,
     pub transport: Arc<T>,
@@ -217,6 +228,7 @@ impl<S: Store, T: WebhookTransport> DeliveryLoop<S, T> {
     /// and another instance sends them again).
     pub async fn run(self, stop: Arc<Notify>) {
         let mut last_prune: Option<Instant> = None;
+        let mut in_flight = FuturesUnordered::new();
         loop {
             if last_prune.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
                 last_prune = Some(Instant::now());
@@ -228,33 +240,36 @@ impl<S: Store, T: WebhookTransport> DeliveryLoop<S, T> {
                     _ => {}
                 }
             }
-            let claimed = self.round().await;
-            if claimed < CLAIM_BATCH {
-                tokio::select! {
-                    () = stop.notified() => return,
-                    () = self.wake.notified() => {}
-                    () = tokio::time::sleep(POLL) => {}
+            let room = IN_FLIGHT.saturating_sub(in_flight.len());
+            if room > 0 {
+                for claimed in self.claim(room).await {
+                    in_flight.push(self.deliver(claimed));
                 }
+                self.observe_queue().await;
+            }
+            tokio::select! {
+                () = stop.notified() => {
+                    while in_flight.next().await.is_some() {}
+                    return;
+                }
+                Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
+                () = self.wake.notified() => {}
+                () = tokio::time::sleep(POLL) => {}
             }
         }
     }
 
-    /// Claims due deliveries and sends them; returns how many were claimed.
-    async fn round(&self) -> usize {
+    /// Claims up to `room` due deliveries.
+    async fn claim(&self, room: usize) -> Vec<ClaimedDelivery> {
         let app = self.app.clone();
-        let claimed =
-            match tokio::task::spawn_blocking(move || app.claim_deliveries(CLAIM_BATCH)).await {
-                Ok(Ok(claimed)) => claimed,
-                Ok(Err(e)) => {
-                    tracing::warn!(error = %e, "claiming webhook deliveries failed");
-                    return 0;
-                }
-                Err(_) => return 0,
-            };
-        let count = claimed.len();
-        join_all(claimed.into_iter().map(|c| self.deliver(c))).await;
-        self.observe_queue().await;
-        count
+        match tokio::task::spawn_blocking(move || app.claim_deliveries(room, PER_WEBHOOK)).await {
+            Ok(Ok(claimed)) => claimed,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "claiming webhook deliveries failed");
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        }
     }
 
     async fn deliver(&self, claimed: ClaimedDelivery) {

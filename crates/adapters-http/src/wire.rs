@@ -32,7 +32,7 @@ mod reference;
 pub use date::{DateFrom, DateRange};
 pub use green_lot::GreenLotDto;
 pub use input::{
-    UsedLotData, names, price_input, used_lots, used_lots_weight_optional, weight_input,
+    LogLotData, UsedLotData, names, price_input, used_lots, used_lots_weight_optional, weight_input,
 };
 pub use reference::{
     LocationRefDto, LotRefDto, LotSourceDto, NameDto, ObjectRefDto, ProjectNameDto,
@@ -252,6 +252,28 @@ impl From<Price> for PriceDto {
 /// answered with the rule's category and the field it concerns.
 pub fn rule(field: &str, err: impl roastery_domain::BrokenRule) -> ApiError {
     ApiError::rejected(Rejection::new(err), Some(field))
+}
+
+/// A JSON object kept as sent (e.g. GeoJSON, checked by the domain): anything else is a
+/// wrong type, as for every object of a request.
+pub fn raw_object<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Box<RawValue>>, D::Error> {
+    let raw: Option<Box<RawValue>> = Option::deserialize(deserializer)?;
+    match raw {
+        Some(raw) if !raw.get().starts_with('{') => {
+            let found = match raw.get().as_bytes().first() {
+                Some(b'[') => "array",
+                Some(b'"') => "string",
+                Some(b't' | b'f') => "boolean",
+                _ => "number",
+            };
+            Err(D::Error::custom(format!(
+                "invalid type: {found}, expected an object"
+            )))
+        }
+        raw => Ok(raw),
+    }
 }
 
 /// A required field of a request.

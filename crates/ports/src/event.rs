@@ -208,8 +208,12 @@ impl<S: Store> Roastery<S> {
     }
 
     /// Numbers committed events, queues them for the webhooks that want them and claims up to
-    /// `limit` due deliveries for [`LEASE`].
-    pub fn claim_deliveries(&self, limit: usize) -> Result<Vec<ClaimedDelivery>, AppError> {
+    /// `limit` due deliveries for [`LEASE`], at most `per_webhook` held per webhook at a time.
+    pub fn claim_deliveries(
+        &self,
+        limit: usize,
+        per_webhook: usize,
+    ) -> Result<Vec<ClaimedDelivery>, AppError> {
         self.store.write(|tx| {
             tx.place_events()?;
             tx.enqueue_deliveries(self.clock.now(), &mut || self.ids.new_id())?;
@@ -219,7 +223,7 @@ impl<S: Store> Roastery<S> {
         self.store.write(|tx| {
             let now = self.clock.now();
             let until = now + TimeDelta::from_std(LEASE).unwrap_or(TimeDelta::MAX);
-            Ok(tx.claim_deliveries(now, until, lease, limit)?)
+            Ok(tx.claim_deliveries(now, until, lease, limit, per_webhook)?)
         })
     }
 

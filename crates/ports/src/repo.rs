@@ -652,13 +652,16 @@ pub trait WebhookRepo {
     ) -> StoreResult<usize>;
     /// Claims up to `limit` pending deliveries due at `now` of active webhooks, none held by an
     /// unexpired claim, until `lease_until`; deliveries another unit of work is claiming are
-    /// skipped.
+    /// skipped. A webhook never holds more than `per_webhook` unexpired claims (those of every
+    /// instance counted), so a receiver that never answers ties up only its own queue; among
+    /// webhooks, the one whose oldest due delivery has waited longest is served first.
     fn claim_deliveries(
         &mut self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
         lease: Uuid,
         limit: usize,
+        per_webhook: usize,
     ) -> StoreResult<Vec<ClaimedDelivery>>;
     /// Stores an attempt's outcome when `record.lease` still holds the delivery; returns the
     /// delivery's webhook when it did.

@@ -135,7 +135,37 @@ pub struct ProductionPeriodDto {
     pub to: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
+/// A supplier as `setDueDiligence` takes it: only `name` is required.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SupplierData {
+    #[schema(value_type = String, required = true)]
+    pub name: Option<String>,
+    pub address: Option<String>,
+    pub email: Option<String>,
+    /// ISO 3166-1 alpha-2.
+    pub country: Option<String>,
+}
+
+/// A statement as `setDueDiligence` takes it: `verificationNumber` may be left out.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatementData {
+    /// 1–50 letters or digits, unique within a lot.
+    #[schema(value_type = String, required = true)]
+    pub reference_number: Option<String>,
+    /// 1–50 letters or digits.
+    pub verification_number: Option<String>,
+    /// `DDS` or `SIMPLIFIED_DECLARATION`.
+    #[schema(value_type = String, required = true)]
+    pub kind: Option<String>,
+    /// `OWN` (filed by this business) or `UPSTREAM` (received from the supplier).
+    #[schema(value_type = String, required = true)]
+    pub role: Option<String>,
+}
+
+/// A supplier as answered: every field present (null when unknown).
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SupplierDto {
     #[schema(value_type = String, required = true)]
@@ -149,7 +179,8 @@ pub struct SupplierDto {
     pub country: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
+/// A statement as answered: every field present (null when unknown).
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatementDto {
     /// 1–50 letters or digits, unique within a lot.
@@ -235,9 +266,10 @@ pub struct SetDueDiligenceData {
     pub production_period: Option<ProductionPeriodDto>,
     /// GeoJSON `FeatureCollection` of 1–10,000 plots.
     #[schema(value_type = Object, required = true)]
+    #[serde(default, deserialize_with = "crate::wire::raw_object")]
     pub plots: Option<Box<RawValue>>,
-    pub suppliers: Option<Vec<SupplierDto>>,
-    pub statements: Option<Vec<StatementDto>>,
+    pub suppliers: Option<Vec<SupplierData>>,
+    pub statements: Option<Vec<StatementData>>,
     /// Six digits beginning `0901`; `090111` when absent.
     pub hs_code: Option<String>,
 }

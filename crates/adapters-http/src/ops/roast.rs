@@ -19,9 +19,9 @@ use super::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
-    Amount, DateFrom, GreenLotDto, Instant, LocationRefDto, LotSourceDto, NameDto, NameRef,
-    ObjectRefDto, ProjectNameDto, ReadRequest, UsedLotData, WeightDto, WriteRequest, names,
-    required, rule, used_lots, used_lots_weight_optional, weight_input,
+    Amount, DateFrom, GreenLotDto, Instant, LocationRefDto, LogLotData, LotSourceDto, NameDto,
+    NameRef, ObjectRefDto, ProjectNameDto, ReadRequest, UsedLotData, WeightDto, WriteRequest,
+    names, required, rule, used_lots, used_lots_weight_optional, weight_input,
 };
 
 // ---- roasted lots ----
@@ -211,13 +211,36 @@ pub(super) async fn set_roasted_lot_weight<S: Store>(
 
 // ---- roast details ----
 
-/// `"name"` or `{"name": "name"}`. Only strings inside: untagged enums buffer their input, which
-/// exact decimal amounts do not survive.
-#[derive(Debug, Deserialize, ToSchema)]
+/// `"name"` or `{"name": "name"}`. Decoded by what the JSON is (a string or an object), never
+/// by trying shapes in turn: an array is a wrong type, as everywhere.
+#[derive(Debug, ToSchema)]
 #[serde(untagged)]
 pub enum NameInput {
     Name(String),
     Object(NameRef),
+}
+
+impl<'de> Deserialize<'de> for NameInput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameOrObject;
+        impl<'de> serde::de::Visitor<'de> for NameOrObject {
+            type Value = NameInput;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an object with a `name`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<NameInput, E> {
+                Ok(NameInput::Name(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<NameInput, A::Error> {
+                NameRef::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(NameInput::Object)
+            }
+        }
+        deserializer.deserialize_any(NameOrObject)
+    }
 }
 
 impl NameInput {
@@ -558,8 +581,8 @@ pub struct ImportRoastLogData {
     pub location_id: Option<Uuid>,
     /// `usedWeight` may be left out when exactly one green lot is given: the log's green weight
     /// is used.
-    #[schema(value_type = Vec<UsedLotData>, required = true)]
-    pub green_lots: Option<Vec<UsedLotData>>,
+    #[schema(value_type = Vec<LogLotData>, required = true)]
+    pub green_lots: Option<Vec<LogLotData>>,
     /// Default: the log's `title`.
     pub name: Option<String>,
     pub profile_id: Option<Uuid>,

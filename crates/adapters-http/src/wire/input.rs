@@ -41,6 +41,17 @@ pub fn price_input(dto: PriceDto, field: &str) -> Result<PriceInput, ApiError> {
 pub struct UsedLotData {
     #[schema(value_type = Uuid, required = true)]
     pub id: Option<Uuid>,
+    #[schema(value_type = WeightDto, required = true)]
+    pub used_weight: Option<WeightDto>,
+}
+
+/// `[{"id", "usedWeight"}]` of a roast log: `usedWeight` may be left out when exactly one green
+/// lot is given (the log's green weight is used).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogLotData {
+    #[schema(value_type = Uuid, required = true)]
+    pub id: Option<Uuid>,
     pub used_weight: Option<WeightDto>,
 }
 
@@ -49,22 +60,27 @@ pub fn used_lots(
     lots: Option<Vec<UsedLotData>>,
     field: &str,
 ) -> Result<Vec<(Uuid, WeightInput)>, ApiError> {
+    let lots = lots.map(|l| l.into_iter().map(|l| (l.id, l.used_weight)).collect());
     used_lot_list(lots, field, weight_input)
 }
 
 /// Every lot, required, with its used weight where given (a roast log's own green weight stands
 /// in for a missing one).
 pub fn used_lots_weight_optional(
-    lots: Option<Vec<UsedLotData>>,
+    lots: Option<Vec<LogLotData>>,
     field: &str,
 ) -> Result<Vec<(Uuid, Option<WeightInput>)>, ApiError> {
+    let lots = lots.map(|l| l.into_iter().map(|l| (l.id, l.used_weight)).collect());
     used_lot_list(lots, field, |weight, field| {
         weight.map(|w| weight_input(Some(w), field)).transpose()
     })
 }
 
+/// `(id, usedWeight)` of each lot of a list.
+type LotWeights = Vec<(Option<Uuid>, Option<WeightDto>)>;
+
 fn used_lot_list<W>(
-    lots: Option<Vec<UsedLotData>>,
+    lots: Option<LotWeights>,
     field: &str,
     weight: impl Fn(Option<WeightDto>, &str) -> Result<W, ApiError>,
 ) -> Result<Vec<(Uuid, W)>, ApiError> {
@@ -73,8 +89,8 @@ fn used_lot_list<W>(
         .enumerate()
         .map(|(i, l)| {
             Ok((
-                required(l.id, &format!("{field}[{i}].id"))?,
-                weight(l.used_weight, &format!("{field}[{i}].usedWeight"))?,
+                required(l.0, &format!("{field}[{i}].id"))?,
+                weight(l.1, &format!("{field}[{i}].usedWeight"))?,
             ))
         })
         .collect()

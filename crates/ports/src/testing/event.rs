@@ -1,6 +1,8 @@
 //! The change feed and webhooks, in memory. Writers take turns here, so events are numbered
 //! as they are stored.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use roastery_domain::event::{Change, Changes, Event, EventType, Subject};
 use roastery_domain::page::{Page, PageRequest};
@@ -193,10 +195,20 @@ impl WebhookRepo for MemTx {
         lease_until: DateTime<Utc>,
         lease: Uuid,
         limit: usize,
+        per_webhook: usize,
     ) -> StoreResult<Vec<ClaimedDelivery>> {
         let feed = &mut self.data.events;
+        // Claims held now, per webhook; a claim holds until its end, inclusive.
+        let mut held: HashMap<Uuid, usize> = HashMap::new();
+        for (delivery, claim, _) in &feed.deliveries {
+            if delivery.status == DeliveryStatus::Pending
+                && claim.is_some_and(|(_, until)| until >= now)
+            {
+                *held.entry(delivery.webhook_id).or_default() += 1;
+            }
+        }
         let mut claimed = Vec::new();
-        // Due first, then by id; a claim holds until its end, inclusive.
+        // Due first, then by id.
         let mut due_first: Vec<&mut StoredDelivery> = feed.deliveries.iter_mut().collect();
         due_first.sort_by_key(|(d, _, due)| (*due, d.id));
         for (delivery, claim, due) in due_first {
@@ -214,9 +226,14 @@ impl WebhookRepo for MemTx {
             else {
                 continue;
             };
+            let holding = held.entry(webhook.id).or_default();
+            if *holding >= per_webhook {
+                continue;
+            }
             let Some(event) = feed.events.iter().find(|e| e.id == delivery.event_id) else {
                 continue;
             };
+            *holding += 1;
             delivery.attempt += 1;
             *claim = Some((lease, lease_until));
             claimed.push(ClaimedDelivery {

@@ -299,7 +299,7 @@ pub fn every_write_notes_what_it_created_or_changed<S: Store>(store: S) {
             tx.place_events()?;
             let queued = tx.enqueue_deliveries(at(6), &mut new_ids(910))?;
             assert_eq!(queued, 1);
-            let claimed = tx.claim_deliveries(at(6), at(7), lease(1), 10)?;
+            let claimed = tx.claim_deliveries(at(6), at(7), lease(1), 10, 10)?;
             tx.record_attempt(&AttemptRecord {
                 delivery_id: claimed[0].delivery.id,
                 lease: lease(1),

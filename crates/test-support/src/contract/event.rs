@@ -126,7 +126,7 @@ pub fn events_are_kept_until_every_webhook_is_done_with_them<S: Store>(store: S)
         3
     );
     let claimed = write(&store, |tx| {
-        tx.claim_deliveries(at(20), at(21), lease(1), 10)
+        tx.claim_deliveries(at(20), at(21), lease(1), 10, 10)
     });
     assert_eq!(claimed.len(), 3);
     let record = |delivery_id: Uuid, status: DeliveryStatus| AttemptRecord {

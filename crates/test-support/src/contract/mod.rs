@@ -67,6 +67,7 @@ macro_rules! store_contract {
             event::events_are_kept_until_every_webhook_is_done_with_them,
             webhook::webhooks_by_id_newest_first_pages_health_and_deletion,
             webhook::deliveries_are_queued_claimed_and_recorded,
+            webhook::a_webhook_holds_at_most_its_share_of_claims,
             changes::every_write_notes_what_it_created_or_changed,
             changes::ledger_entries_note_nothing,
             plan::planning_data_and_recipes_are_replaced_and_read_back,

@@ -175,7 +175,8 @@ pub fn deliveries_are_queued_claimed_and_recorded<S: Store>(store: S) {
             at(10),
             at(15),
             lease(1),
-            2
+            2,
+            10
         )),
         vec![
             claim(&d100, &every, &e2, lease(1)),
@@ -187,6 +188,7 @@ pub fn deliveries_are_queued_claimed_and_recorded<S: Store>(store: S) {
             at(12),
             at(17),
             lease(2),
+            10,
             10
         )),
         vec![claim(&d102, &green, &e2, lease(2))]
@@ -196,6 +198,7 @@ pub fn deliveries_are_queued_claimed_and_recorded<S: Store>(store: S) {
             at(15),
             at(20),
             lease(3),
+            10,
             10
         )),
         vec![]
@@ -273,6 +276,7 @@ pub fn deliveries_are_queued_claimed_and_recorded<S: Store>(store: S) {
             at(20),
             at(25),
             lease(3),
+            10,
             10
         )),
         vec![claim(&d102, &green, &e2, lease(3))]
@@ -314,6 +318,7 @@ pub fn deliveries_are_queued_claimed_and_recorded<S: Store>(store: S) {
             at(40),
             at(45),
             lease(4),
+            10,
             10
         )),
         vec![]
@@ -338,4 +343,67 @@ pub fn deliveries_are_queued_claimed_and_recorded<S: Store>(store: S) {
         (1, Some(at(40)))
     );
     assert_eq!(read(&store, |tx| tx.last_sequence()), 4);
+}
+
+pub fn a_webhook_holds_at_most_its_share_of_claims<S: Store>(store: S) {
+    let (slow, fast) = (webhook(1, 0, &[]), webhook(2, 0, &[]));
+    write(&store, |tx| {
+        tx.insert_webhook(&slow)?;
+        tx.insert_webhook(&fast)
+    });
+    let events: Vec<Event> = (1..=5)
+        .map(|n| event(n, "greenLot.created", i64::try_from(n).unwrap()))
+        .collect();
+    publish(&store, &events);
+    let mut ids = new_ids(200);
+    assert_eq!(
+        write(&store, |tx| tx.enqueue_deliveries(at(10), &mut ids)),
+        10
+    );
+    let per_hook = |claimed: &[ClaimedDelivery]| {
+        let count = |hook: &Webhook| claimed.iter().filter(|c| c.webhook.id == hook.id).count();
+        (count(&slow), count(&fast))
+    };
+
+    // Two each, whatever the limit leaves; then none while both hold two.
+    let first = write(&store, |tx| {
+        tx.claim_deliveries(at(10), at(15), lease(1), 10, 2)
+    });
+    assert_eq!(per_hook(&first), (2, 2));
+    let none = write(&store, |tx| {
+        tx.claim_deliveries(at(11), at(16), lease(2), 10, 2)
+    });
+    assert_eq!(
+        per_hook(&none),
+        (0, 0),
+        "claims of another unit of work count"
+    );
+
+    // One of the fast receiver's answered: only it gets a new claim.
+    let done = first.iter().find(|c| c.webhook.id == fast.id).unwrap();
+    let answered = AttemptRecord {
+        delivery_id: done.delivery.id,
+        lease: lease(1),
+        status: DeliveryStatus::Delivered,
+        http_status: Some(204),
+        error: None,
+        next_attempt_at: None,
+        at: at(12),
+    };
+    assert_eq!(
+        write(&store, |tx| tx.record_attempt(&answered)),
+        Some(fast.clone())
+    );
+    let next = write(&store, |tx| {
+        tx.claim_deliveries(at(12), at(17), lease(3), 10, 2)
+    });
+    assert_eq!(per_hook(&next), (0, 1));
+
+    // Expired claims hold nothing; the limit still bounds the whole claim.
+    let later = write(&store, |tx| {
+        tx.claim_deliveries(at(18), at(23), lease(4), 3, 2)
+    });
+    assert_eq!(later.len(), 3);
+    let (s, f) = per_hook(&later);
+    assert!(s <= 2 && f <= 2, "{s} {f}");
 }
