@@ -631,3 +631,81 @@ async fn the_key_never_reaches_the_logs() {
         );
     }
 }
+
+/// Process CPU time (user + system) from `/proc/self/stat`, in clock ticks of 1/100 s.
+fn cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Benchmark (`make bench-eudr`, about 200 s): 1,000 statements verified at once through one
+/// client against a local stub; the client's limit alone paces them. Prints the wall time,
+/// the rate, the most calls the stub saw within any one second, and the CPU used.
+#[tokio::test]
+#[ignore = "a 200-second benchmark: make bench-eudr"]
+async fn bench_verify_a_thousand_statements_at_the_rate_limit() {
+    const CALLS: usize = 1_000;
+    let stub = EuStub::start(EuStubConfig::default());
+    let pairs: Vec<(String, String)> = (0..CALLS)
+        .map(|i| (format!("26BE{i:010}"), format!("V{i:07}")))
+        .collect();
+    for (i, (reference, verification)) in pairs.iter().enumerate() {
+        let (result, status) = if i % 10 == 0 {
+            ("EXISTING_NON_USABLE", "WITHDRAWN")
+        } else {
+            ("EXISTING_USABLE", "AVAILABLE")
+        };
+        stub.register_declaration(reference, verification, result, Some(status));
+    }
+    let client = Arc::new(client_for(&stub));
+    let cpu_before = cpu_ticks();
+    let started = Instant::now();
+    let calls = pairs.iter().map(|(reference, verification)| {
+        let client = client.clone();
+        async move {
+            let asked = Instant::now();
+            let answer = client.verify_declaration(reference, verification).await;
+            (answer, asked.elapsed())
+        }
+    });
+    let answers = futures_util::future::join_all(calls).await;
+    let elapsed = started.elapsed();
+    let cpu = cpu_before
+        .zip(cpu_ticks())
+        .map(|(a, b)| b.saturating_sub(a));
+    let usable = answers
+        .iter()
+        .filter(|(a, _)| {
+            a.as_ref()
+                .is_ok_and(|c| c.result == VerificationResult::ExistingUsable)
+        })
+        .count();
+    let failed = answers.iter().filter(|(a, _)| a.is_err()).count();
+    let requests = stub.requests();
+    let most = stub.max_requests_per_second();
+    // Time from one arrival at the stub to the next.
+    let mut arrivals: Vec<Instant> = requests.iter().map(|r| r.at).collect();
+    arrivals.sort();
+    let mut gaps: Vec<Duration> = arrivals.windows(2).map(|w| w[1] - w[0]).collect();
+    gaps.sort();
+    let gap = |q: usize| gaps[(gaps.len() - 1) * q / 100];
+    println!(
+        "EUDR verify benchmark: {CALLS} calls in {:.1} s = {:.3} calls/s; stub received {}, \
+         at most {most} within any 1 s; gap between arrivals min {:?} p50 {:?} max {:?}; \
+         {usable} usable, {failed} failed; process CPU {} (1/100 s ticks, client and stub)",
+        elapsed.as_secs_f64(),
+        CALLS as f64 / elapsed.as_secs_f64(),
+        requests.len(),
+        gaps[0],
+        gap(50),
+        gap(100),
+        cpu.map_or("unknown".into(), |t| t.to_string()),
+    );
+    assert_eq!(failed, 0);
+    assert_eq!(usable, CALLS - CALLS / 10);
+    assert_eq!(requests.len(), CALLS);
+    assert!(most <= 5, "{most} calls within one second");
+}

@@ -94,6 +94,9 @@ pub struct Config {
     /// Days after which upstream statements are verified again; `0`: never
     /// (`ROASTERY_EUDR_REVERIFY_DAYS`; default 7).
     pub eudr_reverify_days: u32,
+    /// Seconds one call to the information system may take (`ROASTERY_EUDR_TIMEOUT`; default
+    /// 30; tests shorten it).
+    pub eudr_timeout: u64,
 }
 
 /// A configured secret: read like a string, never shown by `Debug`.
@@ -172,6 +175,7 @@ impl Default for Config {
             eudr_ca_file: None,
             eudr_poll_scale: "1".into(),
             eudr_reverify_days: 7,
+            eudr_timeout: 30,
         }
     }
 }
@@ -314,7 +318,8 @@ impl Config {
         Ok(Some(
             EudrSettings::new(endpoint, username, AuthKey::new(key), client_id)
                 .with_operator_id(self.eudr_operator_id.clone())
-                .with_extra_roots_pem(extra_roots_pem),
+                .with_extra_roots_pem(extra_roots_pem)
+                .with_timeout(Duration::from_secs(self.eudr_timeout)),
         ))
     }
 
@@ -477,6 +482,12 @@ impl Config {
                     "ROASTERY_EUDR_REVERIFY_DAYS must be a whole number of days (0: never), not `{v}`"
                 )
             })?;
+        }
+        if let Some(v) = var("ROASTERY_EUDR_TIMEOUT") {
+            self.eudr_timeout = seconds("ROASTERY_EUDR_TIMEOUT", v)?;
+        }
+        if self.eudr_timeout == 0 {
+            bail!("ROASTERY_EUDR_TIMEOUT must be a whole number of seconds above zero");
         }
         self.check_eudr()?;
         self.webhook_retry_scale_millis()?;
@@ -758,6 +769,16 @@ mod tests {
         let schedule = config.eudr_schedule().unwrap();
         assert_eq!(schedule.poll_scale, rust_decimal::Decimal::new(1, 3));
         assert_eq!(schedule.reverify_after(), None);
+        assert_eq!(config.eudr_timeout, 30);
+        config
+            .apply_env(eudr_env(&[("ROASTERY_EUDR_TIMEOUT", "2")]))
+            .unwrap();
+        assert_eq!(config.eudr_timeout, 2);
+        assert!(
+            config
+                .apply_env(eudr_env(&[("ROASTERY_EUDR_TIMEOUT", "0")]))
+                .is_err()
+        );
     }
 
     #[test]

@@ -240,6 +240,8 @@ struct State {
 pub struct EuStub {
     base_url: String,
     ca_pem: String,
+    /// Holds `ca.pem`, for settings that take a file (`ROASTERY_EUDR_CA_FILE`).
+    ca_dir: tempfile::TempDir,
     config: EuStubConfig,
     state: Arc<Mutex<State>>,
     handle: actix_web::dev::ServerHandle,
@@ -299,9 +301,12 @@ impl EuStub {
             });
         });
         let handle = rx.recv().expect("stub server started");
+        let ca_dir = tempfile::tempdir().expect("stub certificate directory");
+        std::fs::write(ca_dir.path().join("ca.pem"), &ca_pem).expect("stub certificate file");
         Self {
             base_url: format!("https://127.0.0.1:{port}/tracesnt/"),
             ca_pem,
+            ca_dir,
             config,
             state,
             handle,
@@ -316,6 +321,11 @@ impl EuStub {
     /// The stub's self-signed certificate (PEM), to trust as an extra root.
     pub fn ca_pem(&self) -> &str {
         &self.ca_pem
+    }
+
+    /// A file holding [`EuStub::ca_pem`] (for `ROASTERY_EUDR_CA_FILE`); removed with the stub.
+    pub fn ca_file(&self) -> std::path::PathBuf {
+        self.ca_dir.path().join("ca.pem")
     }
 
     pub fn config(&self) -> &EuStubConfig {
