@@ -2,7 +2,7 @@
 
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 
-.PHONY: run demo test test-pg lint fmt smoke deny release bench bench-quick
+.PHONY: run demo test test-pg lint fmt smoke deny release bench bench-quick bench-eudr
 
 ## Build and serve on https://127.0.0.1:8443 with an embedded SQLite database (roastery.db),
 ## printing a fresh demo account's client id and secret first.
@@ -59,6 +59,12 @@ deny:
 bench:
 	cargo build --release --locked -p roastery-server -p roastery-bench-bare
 	python3 benches/bench.py
+	$(MAKE) bench-eudr
+
+## EUDR client: 1,000 statements verified against a local stub EU service at the client's limit
+## of 5 calls/s (about 200 s of wall time, little CPU); prints the rate and the busiest second.
+bench-eudr:
+	cargo test -q -p roastery-adapters-http --test eudr_client -- --ignored --nocapture bench_verify
 
 bench-quick:
 	cargo build --release --locked -p roastery-server -p roastery-bench-bare
