@@ -29,6 +29,7 @@ pub mod cupping_result;
 pub mod dds;
 pub mod decimal;
 pub mod due_diligence;
+pub mod eu_geolocation;
 pub mod event;
 pub mod geojson;
 pub mod green_lot;
@@ -51,6 +52,7 @@ pub mod roast_log;
 pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
+pub mod submission;
 #[cfg(test)]
 mod test_values;
 pub mod text;
