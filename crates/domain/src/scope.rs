@@ -17,6 +17,7 @@ pub enum Scope {
     CoreLocation,
     CoreProject,
     CoreEvent,
+    EudrStatement,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,7 +33,7 @@ impl BrokenRule for ScopeError {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 11] = [
+    pub const ALL: [Scope; 12] = [
         Scope::InventoryGreen,
         Scope::InventoryRoast,
         Scope::InventoryBlend,
@@ -44,6 +45,7 @@ impl Scope {
         Scope::CoreLocation,
         Scope::CoreProject,
         Scope::CoreEvent,
+        Scope::EudrStatement,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +61,7 @@ impl Scope {
             Scope::CoreLocation => "core.location",
             Scope::CoreProject => "core.project",
             Scope::CoreEvent => "core.event",
+            Scope::EudrStatement => "eudr.statement",
         }
     }
 

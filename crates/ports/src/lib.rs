@@ -32,6 +32,7 @@ pub mod roast;
 pub mod roast_log;
 pub mod secret;
 pub mod store;
+pub mod submission;
 pub mod system;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -90,6 +91,7 @@ pub struct Roastery<S: Store> {
     ids: Arc<dyn IdGen>,
     caller: Caller,
     eudr_enforce: due_diligence::EudrEnforce,
+    eudr_timing: submission::EudrTiming,
     /// Told after a unit of work committed events (wakes this instance's delivery loop).
     events_committed: Option<Arc<dyn Fn() + Send + Sync>>,
 }
@@ -102,6 +104,7 @@ impl<S: Store> Clone for Roastery<S> {
             ids: self.ids.clone(),
             caller: self.caller.clone(),
             eudr_enforce: self.eudr_enforce,
+            eudr_timing: self.eudr_timing,
             events_committed: self.events_committed.clone(),
         }
     }
@@ -115,6 +118,7 @@ impl<S: Store> Roastery<S> {
             ids,
             caller: Caller::default(),
             eudr_enforce: due_diligence::EudrEnforce::Off,
+            eudr_timing: submission::EudrTiming::default(),
             events_committed: None,
         }
     }

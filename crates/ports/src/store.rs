@@ -27,6 +27,7 @@ pub trait Repos:
     + OrderRepo
     + TraceRepo
     + DueDiligenceRepo
+    + SubmissionRepo
     + EventRepo
     + WebhookRepo
     + ListingRepo
@@ -48,6 +49,7 @@ impl<T> Repos for T where
         + OrderRepo
         + TraceRepo
         + DueDiligenceRepo
+        + SubmissionRepo
         + EventRepo
         + WebhookRepo
         + ListingRepo

@@ -17,6 +17,7 @@ mod product;
 mod profile;
 mod project;
 mod roast;
+mod submission;
 mod system;
 mod trace;
 
@@ -49,6 +50,7 @@ pub struct MemData {
     pub ledger: Vec<roastery_domain::ledger::LedgerEntry>,
     pub due_diligence: Vec<(Uuid, roastery_domain::due_diligence::DueDiligence)>,
     pub events: event::EventData,
+    pub submissions: submission::SubmissionData,
 }
 
 /// One transaction: a private copy of the data.
