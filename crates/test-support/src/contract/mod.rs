@@ -15,6 +15,7 @@ pub mod green_lot;
 pub mod ledger;
 pub mod order;
 pub mod roast;
+pub mod submission;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -67,6 +68,9 @@ macro_rules! store_contract {
             webhook::deliveries_are_queued_claimed_and_recorded,
             changes::every_write_notes_what_it_created_or_changed,
             changes::ledger_entries_note_nothing,
+            submission::submissions_are_stored_listed_newest_first_and_filtered,
+            submission::due_submissions_are_claimed_by_one_lease_at_a_time,
+            submission::imported_weights_and_verification_claims,
         );
     };
     (@each $open:expr; $($module:ident :: $name:ident),+ $(,)?) => {
