@@ -19,6 +19,7 @@ pub mod listing;
 pub mod metrics;
 pub mod openapi;
 mod ops;
+pub mod outbound;
 pub mod rate_limit;
 pub mod request_id;
 mod rpc;

@@ -33,6 +33,12 @@ pub struct AppState<S: Store> {
     database_turns: Option<(std::sync::Arc<tokio::sync::Semaphore>, Duration)>,
     /// How webhooks may be reached (checked when one is created).
     pub(crate) webhooks: crate::webhook::WebhookSettings,
+    /// The EU information system's client; `None` unless an endpoint, a username and an
+    /// authentication key are all configured (then `eudr.statement` operations answer 503
+    /// `eudr_not_configured`).
+    pub eudr: Option<std::sync::Arc<crate::outbound::eudr::EudrClient>>,
+    /// When the EUDR background jobs act: poll scale and re-verification age.
+    pub eudr_schedule: crate::outbound::eudr::EudrSchedule,
 }
 
 impl<S: Store> AppState<S> {
@@ -50,7 +56,21 @@ impl<S: Store> AppState<S> {
             metrics: Some(Default::default()),
             database_turns: None,
             webhooks: crate::webhook::WebhookSettings::default(),
+            eudr: None,
+            eudr_schedule: crate::outbound::eudr::EudrSchedule::default(),
         }
+    }
+
+    /// Connects the EU information system (`client`; `None`: not configured) and sets when its
+    /// background jobs act.
+    pub fn with_eudr(
+        mut self,
+        client: Option<std::sync::Arc<crate::outbound::eudr::EudrClient>>,
+        schedule: crate::outbound::eudr::EudrSchedule,
+    ) -> Self {
+        self.eudr = client;
+        self.eudr_schedule = schedule;
+        self
     }
 
     pub fn with_webhooks(mut self, settings: crate::webhook::WebhookSettings) -> Self {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use roastery_adapters_diesel::{PoolOptions, default_application_name};
+use roastery_adapters_http::outbound::eudr::{AuthKey, EudrEndpoint, EudrSchedule, EudrSettings};
 use roastery_ports::due_diligence::EudrEnforce;
 use serde::Deserialize;
 
@@ -68,6 +69,53 @@ pub struct Config {
     /// `off` (default) or `ship`: `shipOrder` refuses lots whose EUDR due diligence is
     /// incomplete (`ROASTERY_EUDR_ENFORCE`).
     pub eudr_enforce: EudrEnforceSetting,
+    /// The EU's EUDR information system: `acceptance`, `production` or an `https://` base URL
+    /// (`ROASTERY_EUDR_ENDPOINT`). Without an endpoint, a username and a key, Roastery does
+    /// not connect to it.
+    pub eudr_endpoint: Option<String>,
+    /// The EU Login username of the web-service user (`ROASTERY_EUDR_USERNAME`).
+    pub eudr_username: Option<String>,
+    /// A file holding the EU Login authentication key (`ROASTERY_EUDR_AUTH_KEY_FILE`);
+    /// surrounding whitespace is ignored.
+    pub eudr_auth_key_file: Option<PathBuf>,
+    /// The authentication key itself (`ROASTERY_EUDR_AUTH_KEY`); never shown.
+    pub eudr_auth_key: Option<Secret>,
+    /// `WebServiceClientId` (`ROASTERY_EUDR_CLIENT_ID`): default `eudr-test` on acceptance,
+    /// `eudr-repository` on production; required with an URL endpoint.
+    pub eudr_client_id: Option<String>,
+    /// `BodyIdentity` operator identifier, ≤ 16 characters (`ROASTERY_EUDR_OPERATOR_ID`).
+    pub eudr_operator_id: Option<String>,
+    /// PEM certificates trusted for the information system besides the built-in roots
+    /// (`ROASTERY_EUDR_CA_FILE`).
+    pub eudr_ca_file: Option<PathBuf>,
+    /// Multiplies every wait of the EUDR poller, a decimal above zero such as `0.001`
+    /// (`ROASTERY_EUDR_POLL_SCALE`; default `1`).
+    pub eudr_poll_scale: String,
+    /// Days after which upstream statements are verified again; `0`: never
+    /// (`ROASTERY_EUDR_REVERIFY_DAYS`; default 7).
+    pub eudr_reverify_days: u32,
+}
+
+/// A configured secret: read like a string, never shown by `Debug`.
+#[derive(Clone, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The secret's text, for the one place that uses it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
 }
 
 /// `eudr_enforce`: `off` or `ship`.
@@ -115,6 +163,15 @@ impl Default for Config {
             webhook_retry_scale: "1".into(),
             event_retention_days: 30,
             eudr_enforce: EudrEnforceSetting::Off,
+            eudr_endpoint: None,
+            eudr_username: None,
+            eudr_auth_key_file: None,
+            eudr_auth_key: None,
+            eudr_client_id: None,
+            eudr_operator_id: None,
+            eudr_ca_file: None,
+            eudr_poll_scale: "1".into(),
+            eudr_reverify_days: 7,
         }
     }
 }
@@ -149,6 +206,139 @@ impl Config {
             Ok(m) if m > 0 => Ok(m),
             _ => bail!("ROASTERY_WEBHOOK_RETRY_SCALE must be at least 0.001"),
         }
+    }
+
+    /// When the EUDR jobs act: `eudr_poll_scale` (a decimal above zero, read exactly) and
+    /// `eudr_reverify_days`.
+    pub fn eudr_schedule(&self) -> anyhow::Result<EudrSchedule> {
+        let poll_scale: rust_decimal::Decimal = self
+            .eudr_poll_scale
+            .trim()
+            .parse()
+            .ok()
+            .filter(|scale: &rust_decimal::Decimal| scale.is_sign_positive() && !scale.is_zero())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "ROASTERY_EUDR_POLL_SCALE must be a decimal number above zero, not `{}`",
+                    self.eudr_poll_scale
+                )
+            })?;
+        Ok(EudrSchedule {
+            poll_scale,
+            reverify_days: self.eudr_reverify_days,
+        })
+    }
+
+    /// The EUDR endpoint, checked; `None` when unset.
+    fn eudr_endpoint(&self) -> anyhow::Result<Option<EudrEndpoint>> {
+        self.eudr_endpoint
+            .as_deref()
+            .map(|text| {
+                EudrEndpoint::parse(text).map_err(|_| {
+                    anyhow::anyhow!(
+                        "ROASTERY_EUDR_ENDPOINT must be `acceptance`, `production` or an https:// URL, not `{text}`"
+                    )
+                })
+            })
+            .transpose()
+    }
+
+    /// The EUDR settings that need no file: endpoint, client id, operator id, key source.
+    fn check_eudr(&self) -> anyhow::Result<()> {
+        let endpoint = self.eudr_endpoint()?;
+        self.eudr_schedule()?;
+        if self.eudr_auth_key.is_some() && self.eudr_auth_key_file.is_some() {
+            bail!("set ROASTERY_EUDR_AUTH_KEY_FILE or ROASTERY_EUDR_AUTH_KEY, not both");
+        }
+        if let Some(client_id) = &self.eudr_client_id
+            && client_id.trim().is_empty()
+        {
+            bail!("ROASTERY_EUDR_CLIENT_ID must not be empty");
+        }
+        if let Some(EudrEndpoint::Url(url)) = &endpoint
+            && self.eudr_client_id.is_none()
+        {
+            bail!(
+                "ROASTERY_EUDR_CLIENT_ID is required when ROASTERY_EUDR_ENDPOINT is a URL ({url}): \
+                 the EU profile's \"Web Services Access\" section shows the value"
+            );
+        }
+        if let Some(operator) = &self.eudr_operator_id {
+            let length = operator.chars().count();
+            if length == 0 || length > 16 || operator.contains(char::is_whitespace) {
+                bail!(
+                    "ROASTERY_EUDR_OPERATOR_ID must be 1 to 16 characters without spaces, not `{operator}`"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The EU information system's settings, with the key and extra roots read from their
+    /// files; `None` unless an endpoint, a username and a key are all configured.
+    pub fn eudr_settings(&self) -> anyhow::Result<Option<EudrSettings>> {
+        self.check_eudr()?;
+        let key = match (&self.eudr_auth_key, &self.eudr_auth_key_file) {
+            (Some(key), _) => Some(key.expose().trim().to_owned()),
+            (None, Some(path)) => Some(
+                std::fs::read_to_string(path)
+                    .with_context(|| {
+                        format!("reading ROASTERY_EUDR_AUTH_KEY_FILE {}", path.display())
+                    })?
+                    .trim()
+                    .to_owned(),
+            ),
+            (None, None) => None,
+        };
+        if key.as_deref() == Some("") {
+            bail!("the EUDR authentication key is empty");
+        }
+        let (Some(endpoint), Some(username), Some(key)) =
+            (self.eudr_endpoint()?, self.eudr_username.clone(), key)
+        else {
+            return Ok(None);
+        };
+        let client_id = match (&self.eudr_client_id, endpoint.default_client_id()) {
+            (Some(id), _) => id.trim().to_owned(),
+            (None, Some(id)) => id.to_owned(),
+            (None, None) => bail!("ROASTERY_EUDR_CLIENT_ID is required with a URL endpoint"),
+        };
+        let extra_roots_pem = self
+            .eudr_ca_file
+            .as_ref()
+            .map(|path| {
+                std::fs::read(path)
+                    .with_context(|| format!("reading ROASTERY_EUDR_CA_FILE {}", path.display()))
+            })
+            .transpose()?;
+        Ok(Some(
+            EudrSettings::new(endpoint, username, AuthKey::new(key), client_id)
+                .with_operator_id(self.eudr_operator_id.clone())
+                .with_extra_roots_pem(extra_roots_pem),
+        ))
+    }
+
+    /// What of the EUDR connection is configured when not all of it is (for a warning at
+    /// start); `None` when all or none of endpoint, username and key are set.
+    pub fn eudr_partly_configured(&self) -> Option<String> {
+        let parts = [
+            ("endpoint", self.eudr_endpoint.is_some()),
+            ("username", self.eudr_username.is_some()),
+            (
+                "authentication key",
+                self.eudr_auth_key.is_some() || self.eudr_auth_key_file.is_some(),
+            ),
+        ];
+        let set = parts.iter().filter(|(_, on)| *on).count();
+        if set == 0 || set == parts.len() {
+            return None;
+        }
+        let missing: Vec<&str> = parts
+            .iter()
+            .filter(|(_, on)| !on)
+            .map(|(name, _)| *name)
+            .collect();
+        Some(missing.join(", "))
     }
 
     /// Loads the configuration: `file` (if given) over the defaults, the environment over both.
@@ -256,6 +446,39 @@ impl Config {
                 "ROASTERY_EVENT_RETENTION_DAYS must be a whole number of days above zero",
             )?;
         }
+        let text = |v: String| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+        if let Some(v) = var("ROASTERY_EUDR_ENDPOINT") {
+            self.eudr_endpoint = text(v);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_USERNAME") {
+            self.eudr_username = text(v);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_AUTH_KEY_FILE") {
+            self.eudr_auth_key_file = text(v).map(PathBuf::from);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_AUTH_KEY") {
+            self.eudr_auth_key = text(v).map(Secret);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_CLIENT_ID") {
+            self.eudr_client_id = text(v);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_OPERATOR_ID") {
+            self.eudr_operator_id = text(v);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_CA_FILE") {
+            self.eudr_ca_file = text(v).map(PathBuf::from);
+        }
+        if let Some(v) = var("ROASTERY_EUDR_POLL_SCALE") {
+            self.eudr_poll_scale = v;
+        }
+        if let Some(v) = var("ROASTERY_EUDR_REVERIFY_DAYS") {
+            self.eudr_reverify_days = v.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "ROASTERY_EUDR_REVERIFY_DAYS must be a whole number of days (0: never), not `{v}`"
+                )
+            })?;
+        }
+        self.check_eudr()?;
         self.webhook_retry_scale_millis()?;
         roastery_adapters_http::parse_rate_limit(&self.rate_limit).map_err(anyhow::Error::msg)?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {
@@ -401,6 +624,169 @@ mod tests {
                 .apply_env(|name| (name == "ROASTERY_METRICS").then(|| "maybe".into()))
                 .is_err()
         );
+    }
+
+    fn eudr_env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn eudr_is_off_until_endpoint_username_and_key_are_all_set() {
+        let mut config = Config::default();
+        config.apply_env(|_| None).unwrap();
+        assert!(config.eudr_settings().unwrap().is_none());
+        assert_eq!(config.eudr_partly_configured(), None);
+        config
+            .apply_env(eudr_env(&[
+                ("ROASTERY_EUDR_ENDPOINT", "acceptance"),
+                ("ROASTERY_EUDR_USERNAME", "roaster"),
+            ]))
+            .unwrap();
+        assert!(config.eudr_settings().unwrap().is_none());
+        assert_eq!(
+            config.eudr_partly_configured().as_deref(),
+            Some("authentication key")
+        );
+        config
+            .apply_env(eudr_env(&[("ROASTERY_EUDR_AUTH_KEY", "k3y-value")]))
+            .unwrap();
+        let settings = config.eudr_settings().unwrap().unwrap();
+        assert_eq!(settings.endpoint, EudrEndpoint::Acceptance);
+        assert_eq!(settings.username, "roaster");
+        assert_eq!(settings.client_id, "eudr-test");
+        assert_eq!(settings.operator_id, None);
+        assert_eq!(settings.auth_key, AuthKey::new("k3y-value"));
+    }
+
+    #[test]
+    fn the_client_id_defaults_by_environment_and_is_required_for_a_url() {
+        let mut config: Config = toml::from_str(
+            "eudr_endpoint = \"production\"\neudr_username = \"u\"\neudr_auth_key = \"k\"",
+        )
+        .unwrap();
+        config.apply_env(|_| None).unwrap();
+        assert_eq!(
+            config.eudr_settings().unwrap().unwrap().client_id,
+            "eudr-repository"
+        );
+        let err = config
+            .apply_env(eudr_env(&[(
+                "ROASTERY_EUDR_ENDPOINT",
+                "https://127.0.0.1:9999/tracesnt/",
+            )]))
+            .unwrap_err();
+        assert!(err.to_string().contains("ROASTERY_EUDR_CLIENT_ID"), "{err}");
+        config
+            .apply_env(eudr_env(&[("ROASTERY_EUDR_CLIENT_ID", "stub-client")]))
+            .unwrap();
+        let settings = config.eudr_settings().unwrap().unwrap();
+        assert_eq!(settings.client_id, "stub-client");
+        assert_eq!(
+            settings.endpoint.base_url(),
+            "https://127.0.0.1:9999/tracesnt/"
+        );
+    }
+
+    #[test]
+    fn bad_eudr_values_are_start_up_errors() {
+        for (name, value, says) in [
+            (
+                "ROASTERY_EUDR_ENDPOINT",
+                "http://example.org/",
+                "ROASTERY_EUDR_ENDPOINT",
+            ),
+            (
+                "ROASTERY_EUDR_ENDPOINT",
+                "staging",
+                "ROASTERY_EUDR_ENDPOINT",
+            ),
+            ("ROASTERY_EUDR_POLL_SCALE", "0", "ROASTERY_EUDR_POLL_SCALE"),
+            ("ROASTERY_EUDR_POLL_SCALE", "-1", "ROASTERY_EUDR_POLL_SCALE"),
+            (
+                "ROASTERY_EUDR_POLL_SCALE",
+                "fast",
+                "ROASTERY_EUDR_POLL_SCALE",
+            ),
+            (
+                "ROASTERY_EUDR_REVERIFY_DAYS",
+                "-1",
+                "ROASTERY_EUDR_REVERIFY_DAYS",
+            ),
+            (
+                "ROASTERY_EUDR_REVERIFY_DAYS",
+                "weekly",
+                "ROASTERY_EUDR_REVERIFY_DAYS",
+            ),
+            (
+                "ROASTERY_EUDR_OPERATOR_ID",
+                "an-identifier-far-too-long",
+                "ROASTERY_EUDR_OPERATOR_ID",
+            ),
+        ] {
+            let mut config = Config::default();
+            let err = config
+                .apply_env(|n| (n == name).then(|| value.to_owned()))
+                .unwrap_err();
+            assert!(err.to_string().contains(says), "{name}={value}: {err}");
+        }
+        let mut config = Config::default();
+        let err = config
+            .apply_env(eudr_env(&[
+                ("ROASTERY_EUDR_AUTH_KEY", "k"),
+                ("ROASTERY_EUDR_AUTH_KEY_FILE", "/nonexistent"),
+            ]))
+            .unwrap_err();
+        assert!(err.to_string().contains("not both"), "{err}");
+        assert!(toml::from_str::<Config>("eudr_reverify_days = -1").is_err());
+    }
+
+    #[test]
+    fn the_schedule_reads_scale_and_days() {
+        let mut config = Config::default();
+        assert_eq!(config.eudr_schedule().unwrap(), EudrSchedule::default());
+        config
+            .apply_env(eudr_env(&[
+                ("ROASTERY_EUDR_POLL_SCALE", "0.001"),
+                ("ROASTERY_EUDR_REVERIFY_DAYS", "0"),
+            ]))
+            .unwrap();
+        let schedule = config.eudr_schedule().unwrap();
+        assert_eq!(schedule.poll_scale, rust_decimal::Decimal::new(1, 3));
+        assert_eq!(schedule.reverify_after(), None);
+    }
+
+    #[test]
+    fn the_key_is_read_from_its_file_and_never_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let key_file = dir.path().join("eudr.key");
+        std::fs::write(&key_file, "file-k3y-secret\n").unwrap();
+        let mut config = Config::default();
+        config
+            .apply_env(|name| match name {
+                "ROASTERY_EUDR_ENDPOINT" => Some("acceptance".into()),
+                "ROASTERY_EUDR_USERNAME" => Some("roaster".into()),
+                "ROASTERY_EUDR_AUTH_KEY_FILE" => Some(key_file.display().to_string()),
+                "ROASTERY_EUDR_OPERATOR_ID" => Some("OP-7".into()),
+                _ => None,
+            })
+            .unwrap();
+        let settings = config.eudr_settings().unwrap().unwrap();
+        assert_eq!(settings.auth_key, AuthKey::new("file-k3y-secret"));
+        assert_eq!(settings.operator_id.as_deref(), Some("OP-7"));
+        assert!(!format!("{settings:?}").contains("file-k3y-secret"));
+
+        let mut config = Config::default();
+        config
+            .apply_env(eudr_env(&[("ROASTERY_EUDR_AUTH_KEY", "env-k3y-secret")]))
+            .unwrap();
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("env-k3y-secret"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use actix_web::web;
 use anyhow::Context;
 use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions, redact};
 use roastery_adapters_http::listing::WireListing;
+use roastery_adapters_http::outbound::eudr::EudrClient;
 use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
@@ -96,6 +97,27 @@ fn webhook_settings(config: &Config) -> anyhow::Result<WebhookSettings> {
     })
 }
 
+/// The EU information system's client, when endpoint, username and key are all configured.
+fn eudr_client(config: &Config) -> anyhow::Result<Option<Arc<EudrClient>>> {
+    if let Some(missing) = config.eudr_partly_configured() {
+        tracing::warn!(
+            missing = %missing,
+            "the EUDR information system is partly configured; not connecting to it"
+        );
+    }
+    let Some(settings) = config.eudr_settings()? else {
+        return Ok(None);
+    };
+    tracing::info!(
+        endpoint = %settings.endpoint.base_url(),
+        username = %settings.username,
+        client_id = %settings.client_id,
+        "connecting to the EUDR information system"
+    );
+    let client = EudrClient::new(settings).context("building the EUDR client")?;
+    Ok(Some(Arc::new(client)))
+}
+
 impl Application {
     /// Opens the store, prepares TLS and binds the listener; the server runs once awaited.
     pub fn build(config: &Config) -> anyhow::Result<Self> {
@@ -133,11 +155,13 @@ impl Application {
             Some(shared) => state.with_shared_rate_limit(rate_limit, Arc::new(shared)),
             None => state.with_rate_limit(rate_limit),
         };
+        let eudr = eudr_client(config)?;
         let state = web::Data::new(
             state
                 .with_body_timeout(Duration::from_secs(config.body_timeout))
                 .with_metrics(config.metrics.is_on())
-                .with_webhooks(webhooks.clone()),
+                .with_webhooks(webhooks.clone())
+                .with_eudr(eudr, config.eudr_schedule()?),
         );
         let deliveries = DeliveryLoop {
             app: state.app.clone(),
