@@ -47,7 +47,7 @@ fn set_body(lot: &str, plots: &str, statements: Value) -> String {
 }
 
 fn statement(reference: &str) -> Value {
-    json!([{"referenceNumber": reference, "verificationNumber": "VER1", "kind": "DDS", "role": "UPSTREAM"}])
+    json!([{"referenceNumber": reference, "verificationNumber": "VER12", "kind": "DDS", "role": "UPSTREAM"}])
 }
 
 async fn set_raw(app: &TestApp, token: &str, body: &str) -> (u16, Value, String) {
@@ -319,14 +319,20 @@ both_databases! {
         let bow_tie = polygon("[[-75.1,2.0],[-75.0,2.1],[-75.0,2.0],[-75.1,2.1],[-75.1,2.0]]");
         let open = polygon("[[-75.1,2.0],[-75.0,2.0],[-75.0,2.1],[-75.1,2.1]]");
         let five_ha = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":5}}"#;
-        let no_area = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{}}"#;
+        let tiny = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":0.00005}}"#;
+        let holed = polygon("[[-75.1,2.0],[-75.0,2.0],[-75.0,2.1],[-75.1,2.1],[-75.1,2.0]],[[-75.08,2.02],[-75.08,2.04],[-75.06,2.04],[-75.06,2.02],[-75.08,2.02]]");
+        let colliding = r#"{"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[-75.60000001,2.05],[-75.6000009,2.0500001]]},"properties":{"Area":1}}"#;
         let lat_first = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[2.05,-95.6]},"properties":{"Area":1}}"#;
         let line = r#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":{}}"#;
         let cases: Vec<(String, Value, &str, &str)> = vec![
             (collection(&[POINT, POINT, &bow_tie]), statement("X1"), "data.plots.features[2].geometry.coordinates", "crosses itself"),
             (collection(&[&open]), statement("X1"), "data.plots.features[0].geometry.coordinates", "not closed"),
             (collection(&[five_ha]), statement("X1"), "data.plots.features[0].properties.Area", "4 ha"),
-            (collection(&[no_area]), statement("X1"), "data.plots.features[0].properties.Area", "required"),
+            (collection(&[tiny]), statement("X1"), "data.plots.features[0].properties.Area", "0.0001"),
+            (collection(&[POINT, &holed]), statement("X1"), "data.plots.features[1].geometry.coordinates", "hole"),
+            (collection(&[colliding]), statement("X1"), "data.plots.features[0].geometry.coordinates", "6 decimals"),
+            (collection(&[POINT]), json!([{"referenceNumber": "25nl1", "kind": "DDS", "role": "OWN"}]), "data.statements[0].referenceNumber", "upper-case"),
+            (collection(&[POINT]), json!([{"referenceNumber": "25NL1", "verificationNumber": "V1", "kind": "DDS", "role": "OWN"}]), "data.statements[0].verificationNumber", "5 to 35"),
             (collection(&[POINT, lat_first]), statement("X1"), "data.plots.features[1].geometry.coordinates", "latitude"),
             (collection(&[line]), statement("X1"), "data.plots.features[0].geometry.type", "LineString"),
             (collection(&[]), statement("X1"), "data.plots.features", "1 to 10000"),

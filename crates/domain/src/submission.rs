@@ -639,6 +639,12 @@ impl Submission {
         changed
     }
 
+    /// `submitDds` got no answer (timeout, connection, 5xx): the IS may have the statement, so
+    /// it stays `SENDING` for the poller to resolve; `why` is kept in the history.
+    pub fn unanswered(&mut self, why: String, now: DateTime<Utc>) {
+        self.record(SubmissionStatus::Sending, Some(why), now);
+    }
+
     /// A submission left `SENDING` that the IS does not know: given up on.
     pub fn not_found_in_the_is(&mut self, now: DateTime<Utc>) {
         self.failed(

@@ -196,7 +196,7 @@ impl<S: Store> Roastery<S> {
     }
 
     /// Records what `submitDds` answered: `SUBMITTED` with the IS's uuid, or `FAILED` with
-    /// the fault.
+    /// the IS's refusal; without an answer it stays `SENDING` (the poller resolves it).
     pub fn finish_submission(
         &self,
         id: Uuid,
@@ -211,6 +211,10 @@ impl<S: Store> Roastery<S> {
                     s.submitted(uuid.clone(), now, later(now, timing.poll_interval));
                 }
                 Ok(_) => return Ok(s),
+                // No answer: the IS may have it; the poller asks by internal reference.
+                Err(fault @ EudrFault::Unavailable(_)) if s.status == SubmissionStatus::Sending => {
+                    s.unanswered(fault.to_string(), now);
+                }
                 Err(fault) if s.status == SubmissionStatus::Sending => {
                     s.failed(fault.to_string(), now);
                 }
@@ -321,6 +325,7 @@ impl<S: Store> Roastery<S> {
 
     /// The stored submissions among `ids`, in the order asked.
     pub fn submissions_by_ids(&self, ids: Vec<Uuid>) -> Result<Vec<Submission>, AppError> {
+        roastery_domain::page::unique_ids("params.filter.submissionIds", &ids, 100)?;
         let found = self
             .store
             .read_replica(|tx| Ok(tx.submissions_by_ids(&ids)?))?;
@@ -856,11 +861,32 @@ mod tests {
         let s = app
             .finish_submission(
                 begun.submission.id,
-                &Err(EudrFault::Unavailable("timeout".into())),
+                &Err(EudrFault::Rejected(vec![crate::eudr::EuError {
+                    code: "EUDR_COMMODITIES_HS_CODE_INVALID".into(),
+                    field: None,
+                    message: "bad".into(),
+                }])),
                 timing(),
             )
             .unwrap();
         assert_eq!(s.status, SubmissionStatus::Failed);
+        assert!(
+            s.history[1]
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("EUDR_COMMODITIES_HS_CODE_INVALID")
+        );
+        // Without an answer it stays SENDING, the fault in its history.
+        let begun = app.begin_submission(request(vec![lot]), timing()).unwrap();
+        let s = app
+            .finish_submission(
+                begun.submission.id,
+                &Err(EudrFault::Unavailable("timeout".into())),
+                timing(),
+            )
+            .unwrap();
+        assert_eq!(s.status, SubmissionStatus::Sending);
         assert!(s.history[1].message.as_deref().unwrap().contains("timeout"));
         assert!(
             app.begin_modification(s.id, Modification::Withdraw, None)
