@@ -1,7 +1,8 @@
 //! What Roastery's test suites share: headless Chromium ([`browser`]), throw-away SQLite and
 //! PostgreSQL databases ([`database`]) and the repository contract every [`Store`](roastery_ports::Store) must meet
 //! ([`contract`], run on the in-memory store, SQLite and PostgreSQL by
-//! `crates/adapters-diesel/tests/contract.rs`).
+//! `crates/adapters-diesel/tests/contract.rs`), and a stand-in for the EU's EUDR information
+//! system ([`eu_stub`]).
 //!
 //! Test code only: a failed setup step or assertion panics with its message.
 #![allow(
@@ -16,3 +17,4 @@
 pub mod browser;
 pub mod contract;
 pub mod database;
+pub mod eu_stub;

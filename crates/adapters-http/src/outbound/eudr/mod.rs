@@ -34,9 +34,14 @@ use envelope::{Caller, Request};
 /// How long a call may take by default (api-decisions §14).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Time between two calls of one instance: the IS allows 5 calls per second per IP. A little
-/// over 1/5 s, so that network jitter cannot put a sixth call into some one-second window.
-pub const CALL_SPACING: Duration = Duration::from_millis(202);
+/// Calls per second one instance makes at most (the IS allows 5 per IP).
+pub const CALLS_PER_SECOND: usize = 5;
+
+/// Time between the starts of two calls of one instance: 1/5 s.
+pub const CALL_SPACING: Duration = Duration::from_millis(200);
+
+/// How long a call keeps its place in the window after it ends.
+const WINDOW: Duration = Duration::from_secs(1);
 
 /// Where the IS is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,10 +244,39 @@ pub enum EudrClientError {
 
 /// The IS's SOAP client. Cheap to share (`Arc`); its rate limit is per client, so one instance
 /// builds one client.
+///
+/// Rate: two limits, both awaited. The governor spaces call starts 1/5 s apart; but a call
+/// reaches the IS some time after it starts (a new connection's TLS handshake, say), so
+/// spacing alone could let a late call and five punctual ones land in one second. So each call
+/// also holds one of 5 places from its start until one second after it ends (or is dropped):
+/// every call the IS receives within any one second held a place at the end of that second,
+/// hence at most 5 of them.
 pub struct EudrClient {
     http: reqwest::Client,
     settings: EudrSettings,
     limiter: Arc<DefaultDirectRateLimiter>,
+    places: Arc<tokio::sync::Semaphore>,
+}
+
+/// A call's place in the one-second window: given back one second after the call ends.
+struct Place(Option<tokio::sync::OwnedSemaphorePermit>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let Some(permit) = self.0.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(WINDOW).await;
+                    drop(permit);
+                });
+            }
+            // No runtime left to wait on (shutting down): the place goes with it.
+            Err(_) => drop(permit),
+        }
+    }
 }
 
 impl std::fmt::Debug for EudrClient {
@@ -284,6 +318,7 @@ impl EudrClient {
             http,
             settings,
             limiter: Arc::new(RateLimiter::direct(quota)),
+            places: Arc::new(tokio::sync::Semaphore::new(CALLS_PER_SECOND)),
         })
     }
 
@@ -293,6 +328,13 @@ impl EudrClient {
 
     /// One call: wait for the turn, sign, post, read.
     async fn call(&self, request: Request<'_>) -> Result<Reply, EudrFault> {
+        let permit = self
+            .places
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| EudrFault::Unavailable("the EUDR client is shutting down".into()))?;
+        let _place = Place(Some(permit));
         self.limiter.until_ready().await;
         let operation = request.operation();
         let service = request.service();
