@@ -47,7 +47,7 @@ fn set_body(lot: &str, plots: &str, statements: Value) -> String {
 }
 
 fn statement(reference: &str) -> Value {
-    json!([{"referenceNumber": reference, "verificationNumber": "VER1", "kind": "DDS", "role": "UPSTREAM"}])
+    json!([{"referenceNumber": reference, "verificationNumber": "VER12", "kind": "DDS", "role": "UPSTREAM"}])
 }
 
 async fn set_raw(app: &TestApp, token: &str, body: &str) -> (u16, Value, String) {
@@ -319,14 +319,20 @@ both_databases! {
         let bow_tie = polygon("[[-75.1,2.0],[-75.0,2.1],[-75.0,2.0],[-75.1,2.1],[-75.1,2.0]]");
         let open = polygon("[[-75.1,2.0],[-75.0,2.0],[-75.0,2.1],[-75.1,2.1]]");
         let five_ha = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":5}}"#;
-        let no_area = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{}}"#;
+        let tiny = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":0.00005}}"#;
+        let holed = polygon("[[-75.1,2.0],[-75.0,2.0],[-75.0,2.1],[-75.1,2.1],[-75.1,2.0]],[[-75.08,2.02],[-75.08,2.04],[-75.06,2.04],[-75.06,2.02],[-75.08,2.02]]");
+        let colliding = r#"{"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[-75.60000001,2.05],[-75.6000009,2.0500001]]},"properties":{"Area":1}}"#;
         let lat_first = r#"{"type":"Feature","geometry":{"type":"Point","coordinates":[2.05,-95.6]},"properties":{"Area":1}}"#;
         let line = r#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":{}}"#;
         let cases: Vec<(String, Value, &str, &str)> = vec![
             (collection(&[POINT, POINT, &bow_tie]), statement("X1"), "data.plots.features[2].geometry.coordinates", "crosses itself"),
             (collection(&[&open]), statement("X1"), "data.plots.features[0].geometry.coordinates", "not closed"),
             (collection(&[five_ha]), statement("X1"), "data.plots.features[0].properties.Area", "4 ha"),
-            (collection(&[no_area]), statement("X1"), "data.plots.features[0].properties.Area", "required"),
+            (collection(&[tiny]), statement("X1"), "data.plots.features[0].properties.Area", "0.0001"),
+            (collection(&[POINT, &holed]), statement("X1"), "data.plots.features[1].geometry.coordinates", "hole"),
+            (collection(&[colliding]), statement("X1"), "data.plots.features[0].geometry.coordinates", "6 decimals"),
+            (collection(&[POINT]), json!([{"referenceNumber": "25nl1", "kind": "DDS", "role": "OWN"}]), "data.statements[0].referenceNumber", "upper-case"),
+            (collection(&[POINT]), json!([{"referenceNumber": "25NL1", "verificationNumber": "V1", "kind": "DDS", "role": "OWN"}]), "data.statements[0].verificationNumber", "5 to 35"),
             (collection(&[POINT, lat_first]), statement("X1"), "data.plots.features[1].geometry.coordinates", "latitude"),
             (collection(&[line]), statement("X1"), "data.plots.features[0].geometry.type", "LineString"),
             (collection(&[]), statement("X1"), "data.plots.features", "1 to 10000"),
@@ -399,5 +405,74 @@ both_databases! {
         let shipped = ok(&app, t, "mrp.order.shipOrder", ship).await;
         assert_eq!(shipped["order"]["status"], "COMPLETED");
         assert_eq!(entry_count(&app, t, &g).await, 2);
+    }
+
+    async fn shipping_verified_needs_every_upstream_statement_verified(app, config: |c: &mut roastery_server::Config| {
+        c.eudr_enforce = roastery_server::config::EudrEnforceSetting::ShipVerified;
+    }) {
+        let (client_id, secret) = app.account(SCOPES);
+        let token = app.fetch_token(&client_id, &secret, None).await.unwrap();
+        let t = token.as_str();
+        let a = id(&ok(&app, t, "core.location.importLocation", json!({"data": {"name": "Hamburg", "externalId": "HH"}})).await["location"]);
+        let g = id(&ok(&app, t, "inventory.green.importGreenLot",
+            json!({"data": {"name": "Huila", "externalId": "G-1", "weight": kg(10), "locationId": a}})).await["greenLot"]);
+        ok(&app, t, "mrp.product.syncProducts", json!({"data": [
+            {"externalId": "P-1", "name": "Green", "variants": [{"sku": "GREEN-1000", "coffeeOptions": {"packageSize": "PACKAGE1000G"}}]}
+        ]})).await;
+        let orders = ok(&app, t, "mrp.order.setOrders", json!({"data": [
+            {"externalId": "O-1", "orderDate": "2026-03-03T10:00:00Z", "customer": "Café Nord",
+             "customerType": "WHOLESALE", "orderItems": [{"sku": "GREEN-1000", "quantity": 2}]}
+        ]})).await;
+        let order = id(&orders["syncedOrders"][0]);
+        let ship = json!({"data": {"orderId": order, "shippedDate": "2026-03-04T09:00:00Z",
+            "allocations": [{"sku": "GREEN-1000", "lotId": g, "quantity": 2}]}});
+        // Complete, but its upstream statement was never verified with the IS.
+        let (status, _, text) = set_raw(&app, t, &set_body(&g, &collection(&[POINT]), statement("25NL1"))).await;
+        assert_eq!(status, 200, "{text}");
+        let (status, body) = app.call(t, "mrp.order.shipOrder", ship).await;
+        assert_error(status, &body, 422, "invalid_request");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&g) && message.contains("25NL1") && message.contains("EXISTING_USABLE"), "{message}");
+        assert_eq!(entry_count(&app, t, &g).await, 1, "nothing shipped: only the import entry");
+    }
+
+    async fn without_the_eu_information_system_every_statement_operation_answers_503(app) {
+        let w = world(&app).await;
+        let (client_id, secret) = app.account("eudr.statement inventory.green");
+        let token = app.fetch_token(&client_id, &secret, None).await.unwrap();
+        let t = token.as_str();
+        let (status, _, text) = set_raw(&app, &w.token, &set_body(&w.g1, &collection(&[POINT]), statement("25NLSN6LX69730"))).await;
+        assert_eq!(status, 200, "{text}");
+        let before = details(&app, &w.token, &w.g1).await;
+        assert_eq!(before["statements"][0]["verification"], Value::Null, "not verified yet: {before}");
+        let statement_data = json!({"data": {"greenLotIds": [w.g1], "activityType": "IMPORT", "countryOfActivity": "DE"}});
+        let submission = json!({"data": {"submissionId": "0190c0de-0000-7000-8000-000000000001"}});
+        for (operation, body) in [
+            ("eudr.statement.verifyStatements", json!({"data": {"greenLotId": w.g1}})),
+            ("eudr.statement.previewStatement", statement_data.clone()),
+            ("eudr.statement.submitStatement", statement_data),
+            ("eudr.statement.withdrawStatement", submission),
+            ("eudr.statement.listSubmissions", json!({})),
+            ("eudr.statement.getSubmissionsByIds", json!({"params": {"filter": {"submissionIds": ["0190c0de-0000-7000-8000-000000000001"]}}})),
+        ] {
+            let (status, body) = app.call(t, operation, body).await;
+            assert_error(status, &body, 503, "eudr_not_configured");
+        }
+        assert_eq!(details(&app, &w.token, &w.g1).await, before, "nothing changed");
+    }
+
+    async fn polygons_are_answered_wound_as_rfc_7946_wants_with_their_digits(app) {
+        let w = world(&app).await;
+        let t = w.token.as_str();
+        // Clockwise as sent: answered counterclockwise, each position with its digits.
+        let clockwise = r#"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[-75.1000,2.0],[-75.1,2.10],[-75.0,2.1],[-75.0,2.0],[-75.1000,2.0]]]},"properties":{}}"#;
+        let (status, _, text) = set_raw(&app, t, &set_body(&w.g1, &collection(&[clockwise]), json!([]))).await;
+        assert_eq!(status, 200, "{text}");
+        assert!(
+            text.contains("[[[-75.1000,2.0],[-75.0,2.0],[-75.0,2.1],[-75.1,2.10],[-75.1000,2.0]]]"),
+            "{text}"
+        );
+        let (_, text) = report(&app, t, json!({"lotId": w.g1})).await;
+        assert!(text.contains("[[[-75.1000,2.0],[-75.0,2.0],[-75.0,2.1],[-75.1,2.10],[-75.1000,2.0]]]"), "{text}");
     }
 }

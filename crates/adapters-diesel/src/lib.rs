@@ -60,6 +60,7 @@ mod roast;
 mod row;
 mod schema;
 mod store;
+mod submission;
 mod system;
 mod time;
 mod trace;

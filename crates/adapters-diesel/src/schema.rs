@@ -377,7 +377,43 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    eudr_submissions (id) {
+        id -> Text,
+        eu_uuid -> Nullable<Text>,
+        status -> Text,
+        internal_reference_number -> Text,
+        activity_type -> Text,
+        green_lot_ids -> Text,
+        reference_number -> Nullable<Text>,
+        verification_number -> Nullable<Text>,
+        submitted_date -> Timestamp,
+        updated_date -> Timestamp,
+        history -> Text,
+        statement -> Text,
+        next_poll_at -> Nullable<Timestamp>,
+        lease -> Nullable<Text>,
+        lease_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    eudr_submission_lots (submission_id, green_lot_id) {
+        submission_id -> Text,
+        green_lot_id -> Text,
+    }
+}
+
+diesel::table! {
+    eudr_verification_claims (green_lot_id) {
+        green_lot_id -> Text,
+        lease -> Text,
+        lease_until -> Timestamp,
+    }
+}
+
 diesel::joinable!(deliveries -> webhooks (webhook_id));
+diesel::joinable!(eudr_submission_lots -> eudr_submissions (submission_id));
 
 diesel::table! {
     profile_planning (profile_id) {
@@ -430,6 +466,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     deliveries,
     profile_planning,
     product_recipes,
+    eudr_submissions,
+    eudr_submission_lots,
+    eudr_verification_claims,
 );
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use roastery_domain::Violation;
+use roastery_domain::submission::SubmissionError;
+use roastery_ports::eudr::EudrFault;
 use roastery_ports::{AppError, Rejection, StoreError};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -22,6 +24,9 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Option<Vec<ErrorDetail>>,
+    /// Details of another shape: the problems of an EUDR statement, the errors the EU
+    /// information system answered.
+    pub other_details: Option<serde_json::Value>,
     pub retry_after: Option<u64>,
     /// The domain error answered, when the answer is a broken rule; never serialised.
     pub rejection: Option<Rejection>,
@@ -50,6 +55,10 @@ pub struct ErrorBody<'a> {
     pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<&'a [ErrorDetail]>,
+    /// Details of another shape (EUDR problems and the EU information system's errors).
+    #[serde(rename = "details", skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub other_details: Option<&'a serde_json::Value>,
 }
 
 /// Status and code of each category of broken rule.
@@ -74,8 +83,51 @@ impl ApiError {
             code,
             message: message.into(),
             details: None,
+            other_details: None,
             retry_after: None,
             rejection: None,
+        }
+    }
+
+    /// The EU information system is not configured (no endpoint, username and key).
+    pub fn eudr_not_configured() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "eudr_not_configured",
+            "the EU information system is not configured (set ROASTERY_EUDR_ENDPOINT, \
+             ROASTERY_EUDR_USERNAME and ROASTERY_EUDR_AUTH_KEY_FILE)",
+        )
+    }
+
+    /// What the EU information system refused or failed to answer.
+    pub fn eudr(fault: EudrFault) -> Self {
+        match fault {
+            EudrFault::Rejected(errors) => {
+                let details: Vec<serde_json::Value> = errors
+                    .iter()
+                    .map(|e| {
+                        serde_json::json!({"code": e.code, "field": e.field, "message": e.message})
+                    })
+                    .collect();
+                Self {
+                    other_details: Some(serde_json::Value::Array(details)),
+                    ..Self::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "eudr_rejected",
+                        "the EU information system refused the request (see details)",
+                    )
+                }
+            }
+            EudrFault::AuthFailed(why) => Self::new(
+                StatusCode::BAD_GATEWAY,
+                "eudr_auth_failed",
+                format!("the EU information system refused Roastery's credentials: {why}"),
+            ),
+            EudrFault::Unavailable(why) => Self::new(
+                StatusCode::BAD_GATEWAY,
+                "eudr_unavailable",
+                format!("the EU information system could not be reached: {why}"),
+            ),
         }
     }
 
@@ -159,7 +211,18 @@ impl ApiError {
 impl From<AppError> for ApiError {
     fn from(err: AppError) -> Self {
         match err {
-            AppError::Rejected(r) => Self::rejected(r, None),
+            AppError::Rejected(r) => {
+                let problems = match r.rule::<SubmissionError>() {
+                    Some(SubmissionError::Problems(problems)) => {
+                        serde_json::to_value(problems).ok()
+                    }
+                    _ => None,
+                };
+                Self {
+                    other_details: problems,
+                    ..Self::rejected(r, None)
+                }
+            }
             AppError::Bulk(items) => {
                 let details: Vec<ErrorDetail> = items
                     .into_iter()
@@ -179,6 +242,7 @@ impl From<AppError> for ApiError {
                     )
                 }
             }
+            AppError::Eudr(fault) => Self::eudr(fault),
             AppError::Unauthenticated(m) => Self::unauthenticated(m),
             AppError::Forbidden(m) => Self::forbidden(m),
             AppError::Store(StoreError::Duplicate(cause)) => {
@@ -222,6 +286,7 @@ impl ResponseError for ApiError {
                 code: self.code,
                 message: &self.message,
                 details: self.details.as_deref(),
+                other_details: self.other_details.as_ref(),
             },
         };
         let mut response = HttpResponse::build(self.status);

@@ -151,6 +151,7 @@ async fn health<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
                     code: "server_error",
                     message: "the database is not reachable",
                     details: None,
+                    other_details: None,
                 },
             })
         }

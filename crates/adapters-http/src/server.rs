@@ -305,6 +305,7 @@ async fn answer_plain_http(mut stream: TcpStream, head_timeout: Duration) {
             code: "invalid_request",
             message: "this port speaks HTTPS only; use https://",
             details: None,
+            other_details: None,
         },
     })
     .unwrap_or_default();

@@ -92,6 +92,38 @@ pub struct DdsProducer {
     pub geometry_geojson: String,
 }
 
+/// Longest reference number the IS issues (`ReferenceNumber`).
+pub const REFERENCE_NUMBER_MAX: usize = 14;
+/// Shortest and longest verification number (`VerificationNumber`).
+pub const VERIFICATION_NUMBER_MIN: usize = 5;
+pub const VERIFICATION_NUMBER_MAX: usize = 35;
+
+/// Why a reference number is not of the IS's form (1–14 upper-case letters or digits), if not.
+pub fn reference_number_problem(text: &str) -> Option<String> {
+    let ok = (1..=REFERENCE_NUMBER_MAX).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    (!ok).then(|| {
+        format!(
+            "`{text}` is not a reference number of the EU information system (1 to \
+             {REFERENCE_NUMBER_MAX} upper-case letters or digits)"
+        )
+    })
+}
+
+/// Why a verification number is not of the IS's form (5–35 letters or digits), if not.
+pub fn verification_number_problem(text: &str) -> Option<String> {
+    let ok = (VERIFICATION_NUMBER_MIN..=VERIFICATION_NUMBER_MAX).contains(&text.len())
+        && text.bytes().all(|b| b.is_ascii_alphanumeric());
+    (!ok).then(|| {
+        format!(
+            "`{text}` is not a verification number of the EU information system \
+             ({VERIFICATION_NUMBER_MIN} to {VERIFICATION_NUMBER_MAX} letters or digits)"
+        )
+    })
+}
+
 /// A statement's status in the IS (`EudrStatus`). New values may appear: they are kept as text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EudrStatus {
@@ -195,5 +227,19 @@ mod tests {
             assert_eq!(VerificationResult::parse(result.as_str()), Some(result));
         }
         assert_eq!(ActivityType::parse("TRADE"), None);
+    }
+
+    #[test]
+    fn statement_numbers_follow_the_eu_forms() {
+        assert_eq!(reference_number_problem("26BE7XTVCZAQ2S"), None);
+        assert_eq!(reference_number_problem("S"), None);
+        for bad in ["", "26be7xtvczaq2s", "26BE7XTVCZAQ2SX", "26BE-7"] {
+            assert!(reference_number_problem(bad).is_some(), "{bad}");
+        }
+        assert_eq!(verification_number_problem("SFFCB4Y3"), None);
+        assert_eq!(verification_number_problem("abcde"), None);
+        for bad in ["ABCD", &"A".repeat(36), "ABC-DE"] {
+            assert!(verification_number_problem(bad).is_some(), "{bad}");
+        }
     }
 }

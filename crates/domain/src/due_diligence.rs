@@ -163,6 +163,21 @@ pub struct Statement {
     pub verification_number: Option<String>,
     pub kind: StatementKind,
     pub role: StatementRole,
+    /// What the EU information system last said of it (api-decisions §14); absent in documents
+    /// stored before.
+    #[serde(default)]
+    pub verification: Option<Verification>,
+}
+
+/// The outcome of the EU information system's `verifyDeclaration` for a statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    /// `EXISTING_USABLE`, `EXISTING_NON_USABLE` or `NON_EXISTENT`.
+    pub result: String,
+    /// The statement's status in the IS, if it told one.
+    pub status: Option<String>,
+    pub checked_date: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -283,6 +298,21 @@ fn reference(text: &str, field: &str) -> Result<String, DueDiligenceError> {
     }
 }
 
+/// New statement numbers follow the EU information system's forms (api-decisions §14).
+fn eu_numbers(
+    reference_number: &str,
+    verification_number: Option<&str>,
+    field: &str,
+) -> Result<(), DueDiligenceError> {
+    if let Some(problem) = crate::dds::reference_number_problem(reference_number) {
+        return Err(invalid(&format!("{field}.referenceNumber"), problem));
+    }
+    if let Some(problem) = verification_number.and_then(crate::dds::verification_number_problem) {
+        return Err(invalid(&format!("{field}.verificationNumber"), problem));
+    }
+    Ok(())
+}
+
 fn list_bound(len: usize, field: &str) -> Result<(), DueDiligenceError> {
     if len > LIST_MAX {
         return Err(invalid(
@@ -307,6 +337,7 @@ impl DueDiligenceDraft {
             ));
         }
         let plots = Plots::parse(&input.plots, "data.plots")?;
+        crate::eu_geolocation::check_new(&plots, "data.plots")?;
         list_bound(input.suppliers.len(), "data.suppliers")?;
         let suppliers = input
             .suppliers
@@ -345,6 +376,7 @@ impl DueDiligenceDraft {
                 let field = format!("data.statements[{i}]");
                 let reference_number =
                     reference(&s.reference_number, &format!("{field}.referenceNumber"))?;
+                eu_numbers(&reference_number, s.verification_number.as_deref(), &field)?;
                 if !seen.insert(reference_number.clone()) {
                     return Err(invalid(
                         &format!("{field}.referenceNumber"),
@@ -369,6 +401,7 @@ impl DueDiligenceDraft {
                             format!("`{}` is not OWN or UPSTREAM", s.role),
                         )
                     })?,
+                    verification: None,
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;

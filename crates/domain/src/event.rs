@@ -23,10 +23,11 @@ pub enum Resource {
     PhysicalAnalysis,
     Product,
     Order,
+    Submission,
 }
 
 impl Resource {
-    pub const ALL: [Resource; 10] = [
+    pub const ALL: [Resource; 11] = [
         Resource::Location,
         Resource::Project,
         Resource::GreenLot,
@@ -37,6 +38,7 @@ impl Resource {
         Resource::PhysicalAnalysis,
         Resource::Product,
         Resource::Order,
+        Resource::Submission,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +53,7 @@ impl Resource {
             Resource::PhysicalAnalysis => "physicalAnalysis",
             Resource::Product => "product",
             Resource::Order => "order",
+            Resource::Submission => "submission",
         }
     }
 

@@ -72,6 +72,11 @@ impl Coordinate {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// The exact value in units of 10⁻³⁰.
+    pub fn scaled(&self) -> i128 {
+        self.scaled
+    }
 }
 
 /// Why a number's text has no exact value at the scale of 10⁻³⁰.
@@ -231,8 +236,16 @@ impl Geometry {
             }
             out.push(']');
         }
-        let ring = |out: &mut String, r: &Ring| list(out, r, |o, p| p.write(o));
-        let polygon = |out: &mut String, rings: &Vec<Ring>| list(out, rings, ring);
+        let polygon = |out: &mut String, rings: &Vec<Ring>| {
+            out.push('[');
+            for (i, r) in rings.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_ring(out, r, i == 0);
+            }
+            out.push(']');
+        };
         out.push_str("{\"type\":\"");
         out.push_str(self.type_name());
         out.push_str("\",\"coordinates\":");
@@ -264,6 +277,27 @@ impl Geometry {
             Self::MultiPolygon(polygons) => polygons.iter().flatten().flatten().collect(),
         }
     }
+}
+
+/// A ring as RFC 7946 §3.1.6 winds it (exterior counterclockwise, holes clockwise): a ring
+/// wound the other way is written reversed, each position with the digits it was sent with.
+fn write_ring(out: &mut String, ring: &Ring, exterior: bool) {
+    out.push('[');
+    let reverse = crate::eu_geolocation::needs_reversal(ring, exterior);
+    let mut first = true;
+    let mut each = |p: &Position| {
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        p.write(out);
+    };
+    if reverse {
+        ring.iter().rev().for_each(&mut each);
+    } else {
+        ring.iter().for_each(&mut each);
+    }
+    out.push(']');
 }
 
 /// One plot: its geometry and its properties, each kept as the JSON text it was sent as.
@@ -734,22 +768,21 @@ fn plot(raw: &RawValue, field: &str) -> Result<Plot, PlotsError> {
     }
     if matches!(geometry, Geometry::Point(_) | Geometry::MultiPoint(_)) {
         let area_field = format!("{properties_field}.Area");
-        let area = properties.get("Area").ok_or_else(|| {
-            err(
-                &area_field,
-                "is required for a Point or MultiPoint plot (its area in hectares)",
-            )
-        })?;
-        let text = number(area).ok_or_else(|| err(&area_field, "must be a number of hectares"))?;
-        let hectares = parse_scaled(text).map_err(|e| err(&area_field, e.describe("the area")))?;
-        if hectares <= 0 || hectares > MAX_POINT_HECTARES * SCALE {
-            return Err(err(
-                &area_field,
-                format!(
-                    "is {text} ha; a Point or MultiPoint plot must be over 0 and at most \
+        // Absent, the EU information system reads 4 ha.
+        if let Some(area) = properties.get("Area") {
+            let text =
+                number(area).ok_or_else(|| err(&area_field, "must be a number of hectares"))?;
+            let hectares =
+                parse_scaled(text).map_err(|e| err(&area_field, e.describe("the area")))?;
+            if hectares <= 0 || hectares > MAX_POINT_HECTARES * SCALE {
+                return Err(err(
+                    &area_field,
+                    format!(
+                        "is {text} ha; a Point or MultiPoint plot must be over 0 and at most \
                      {MAX_POINT_HECTARES} ha (give a larger plot as a Polygon)"
-                ),
-            ));
+                    ),
+                ));
+            }
         }
     }
     Ok(Plot {
@@ -886,7 +919,7 @@ type Point = (i128, i128);
 /// The side of line p→q that r lies on: `Greater` left, `Less` right, `Equal` on the line.
 /// Exact: coordinates are at most 1.8 × 10³² in magnitude, so differences fit in `i128` and
 /// their products in 256 bits.
-fn orientation(p: Point, q: Point, r: Point) -> Ordering {
+pub(crate) fn orientation(p: Point, q: Point, r: Point) -> Ordering {
     #[cfg(test)]
     tests::ORIENTATIONS.with(|n| n.set(n.get().saturating_add(1)));
     // Coordinates are range-checked to at most 1.8 × 10³² in magnitude: no difference saturates.

@@ -32,6 +32,7 @@ pub mod decimal;
 pub mod due_diligence;
 pub mod epcis;
 pub mod epcis_hash;
+pub mod eu_geolocation;
 pub mod event;
 pub mod geojson;
 pub mod green_lot;
@@ -55,6 +56,7 @@ pub mod roast_log;
 pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
+pub mod submission;
 #[cfg(test)]
 mod test_values;
 pub mod text;

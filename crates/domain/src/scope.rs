@@ -18,6 +18,7 @@ pub enum Scope {
     CoreLocation,
     CoreProject,
     CoreEvent,
+    EudrStatement,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,6 +47,7 @@ impl Scope {
         Scope::CoreLocation,
         Scope::CoreProject,
         Scope::CoreEvent,
+        Scope::EudrStatement,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -62,6 +64,7 @@ impl Scope {
             Scope::CoreLocation => "core.location",
             Scope::CoreProject => "core.project",
             Scope::CoreEvent => "core.event",
+            Scope::EudrStatement => "eudr.statement",
         }
     }
 

@@ -31,6 +31,9 @@ pub enum EudrEnforce {
     #[default]
     Off,
     Ship,
+    /// As `Ship`, and every `UPSTREAM` statement of every source verified `EXISTING_USABLE`
+    /// within `ROASTERY_EUDR_REVERIFY_DAYS`.
+    ShipVerified,
 }
 
 impl EudrEnforce {
@@ -38,6 +41,7 @@ impl EudrEnforce {
         match s {
             "off" => Some(Self::Off),
             "ship" => Some(Self::Ship),
+            "ship-verified" => Some(Self::ShipVerified),
             _ => None,
         }
     }
@@ -194,7 +198,10 @@ impl<S: Store> Roastery<S> {
 }
 
 /// Why `lot` may not carry due diligence: it was made by a transfer; its source is its origin.
-fn not_a_source(tx: &mut impl Repos, lot: &GreenLot) -> Result<DueDiligenceError, AppError> {
+pub(crate) fn not_a_source(
+    tx: &mut impl Repos,
+    lot: &GreenLot,
+) -> Result<DueDiligenceError, AppError> {
     let origin = tx.green_lots_by_ids(&[lot.origin_id])?.into_iter().next();
     Ok(DueDiligenceError::NotASource {
         lot: lot.number(),
@@ -208,6 +215,7 @@ pub(crate) fn check_shippable(
     tx: &mut impl Repos,
     enforce: EudrEnforce,
     lots: &[TypedLotRef],
+    verified_since: Option<chrono::DateTime<chrono::Utc>>,
 ) -> Result<(), AppError> {
     if enforce == EudrEnforce::Off {
         return Ok(());
@@ -219,11 +227,13 @@ pub(crate) fn check_shippable(
         .map(|l| l.id)
         .collect();
     let report = report_of(tx, &starts, &green, false)?;
-    if report.complete {
-        Ok(())
-    } else {
-        Err(DueDiligenceError::Incomplete(report.missing).into())
+    if !report.complete {
+        return Err(DueDiligenceError::Incomplete(report.missing).into());
     }
+    if enforce == EudrEnforce::ShipVerified {
+        crate::submission::check_verified(&report, verified_since)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -101,6 +101,9 @@ pub enum AppError {
     Forbidden(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The EU's EUDR information system refused a call or could not be reached.
+    #[error(transparent)]
+    Eudr(crate::eudr::EudrFault),
 }
 
 impl AppError {

@@ -34,6 +34,7 @@ pub mod roast;
 pub mod roast_log;
 pub mod secret;
 pub mod store;
+pub mod submission;
 pub mod system;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -94,6 +95,7 @@ pub struct Roastery<S: Store> {
     eudr_enforce: due_diligence::EudrEnforce,
     /// The base of EPCIS identifiers; when unset, that of the installation id.
     epcis_base: Option<roastery_domain::epcis::EpcisBase>,
+    eudr_timing: submission::EudrTiming,
     /// Told after a unit of work committed events (wakes this instance's delivery loop).
     events_committed: Option<Arc<dyn Fn() + Send + Sync>>,
 }
@@ -107,6 +109,7 @@ impl<S: Store> Clone for Roastery<S> {
             caller: self.caller.clone(),
             eudr_enforce: self.eudr_enforce,
             epcis_base: self.epcis_base.clone(),
+            eudr_timing: self.eudr_timing,
             events_committed: self.events_committed.clone(),
         }
     }
@@ -121,6 +124,7 @@ impl<S: Store> Roastery<S> {
             caller: Caller::default(),
             eudr_enforce: due_diligence::EudrEnforce::Off,
             epcis_base: None,
+            eudr_timing: submission::EudrTiming::default(),
             events_committed: None,
         }
     }

@@ -316,7 +316,11 @@ impl<S: Store> Roastery<S> {
                 .into());
             }
             let lots: Vec<TypedLotRef> = held.iter().map(Held::lot).collect();
-            crate::due_diligence::check_shippable(tx, self.eudr_enforce, &lots)?;
+            let verified_since = self
+                .eudr_timing
+                .reverify_after
+                .and_then(|after| self.clock.now().checked_sub_signed(after));
+            crate::due_diligence::check_shippable(tx, self.eudr_enforce, &lots, verified_since)?;
             let owners = tx.sku_owners(&skus)?;
             let external_ids: Vec<String> = owners.iter().map(|(_, p)| p.clone()).collect();
             // Locked: their variants' package sizes must not change before the order ships.

@@ -31,6 +31,7 @@ use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
+use roastery_domain::submission::Submission;
 use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
@@ -462,6 +463,55 @@ pub trait DueDiligenceRepo {
     /// Those of these green lots that are source lots (imported, or with an `OPENING` ledger
     /// entry), with their lot number and name, in any order.
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>>;
+}
+
+/// Which submissions a listing shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubmissionFilter {
+    pub status: Option<String>,
+    pub green_lot_id: Option<Uuid>,
+}
+
+/// Statements filed with the EU information system, and the claims of the instances polling it.
+pub trait SubmissionRepo {
+    /// Stores a new submission (notes `submission.created`).
+    fn insert_submission(&mut self, submission: &Submission) -> StoreResult<()>;
+    /// A submission, locked for this unit of work.
+    fn submission_for_update(&mut self, id: Uuid) -> StoreResult<Option<Submission>>;
+    /// Stores a changed submission and drops any claim on it (notes `submission.updated`).
+    fn update_submission(&mut self, submission: &Submission) -> StoreResult<()>;
+    /// The stored submissions among `ids`, in any order.
+    fn submissions_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Submission>>;
+    /// Newest first by submission time.
+    fn list_submissions(
+        &mut self,
+        filter: &SubmissionFilter,
+        page: &PageRequest,
+    ) -> StoreResult<Page<Submission>>;
+    /// Claims up to `limit` submissions due for polling at `now` and held by no unexpired
+    /// claim, until `lease_until`; rows another unit of work is claiming are skipped.
+    fn claim_due_submissions(
+        &mut self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        lease: Uuid,
+        limit: usize,
+    ) -> StoreResult<Vec<Submission>>;
+    /// Whether `lease` still holds the submission's claim.
+    fn holds_submission(&mut self, id: Uuid, lease: Uuid) -> StoreResult<bool>;
+    /// The weight each of these lots came in with: its `IMPORT` or `OPENING` ledger entry.
+    fn imported_weights(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, Weight)>>;
+    /// Every green lot with due diligence holding at least one statement.
+    fn lots_with_statements(&mut self) -> StoreResult<Vec<Uuid>>;
+    /// Claims the re-verification of a lot's statements until `lease_until`, unless an
+    /// unexpired claim holds it; whether it did.
+    fn claim_verification(
+        &mut self,
+        lot_id: Uuid,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        lease: Uuid,
+    ) -> StoreResult<bool>;
 }
 
 /// The ledger (append-only: there is no method to change or remove an entry) and the genealogy.

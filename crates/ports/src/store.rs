@@ -27,6 +27,7 @@ pub trait Repos:
     + OrderRepo
     + TraceRepo
     + DueDiligenceRepo
+    + SubmissionRepo
     + EventRepo
     + WebhookRepo
     + ListingRepo
@@ -49,6 +50,7 @@ impl<T> Repos for T where
         + OrderRepo
         + TraceRepo
         + DueDiligenceRepo
+        + SubmissionRepo
         + EventRepo
         + WebhookRepo
         + ListingRepo

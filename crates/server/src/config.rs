@@ -130,13 +130,14 @@ impl std::fmt::Debug for Secret {
     }
 }
 
-/// `eudr_enforce`: `off` or `ship`.
+/// `eudr_enforce`: `off`, `ship` or `ship-verified`.
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum EudrEnforceSetting {
     #[default]
     Off,
     Ship,
+    ShipVerified,
 }
 
 impl EudrEnforceSetting {
@@ -144,6 +145,7 @@ impl EudrEnforceSetting {
         match self {
             Self::Off => EudrEnforce::Off,
             Self::Ship => EudrEnforce::Ship,
+            Self::ShipVerified => EudrEnforce::ShipVerified,
         }
     }
 }
@@ -423,8 +425,11 @@ impl Config {
         if let Some(v) = var("ROASTERY_EUDR_ENFORCE") {
             self.eudr_enforce = match EudrEnforce::parse(v.trim()) {
                 Some(EudrEnforce::Ship) => EudrEnforceSetting::Ship,
+                Some(EudrEnforce::ShipVerified) => EudrEnforceSetting::ShipVerified,
                 Some(EudrEnforce::Off) => EudrEnforceSetting::Off,
-                None => anyhow::bail!("ROASTERY_EUDR_ENFORCE must be `off` or `ship`, not `{v}`"),
+                None => anyhow::bail!(
+                    "ROASTERY_EUDR_ENFORCE must be `off`, `ship` or `ship-verified`, not `{v}`"
+                ),
             };
         }
         if let Some(v) = var("ROASTERY_EPCIS_BASE_URI") {

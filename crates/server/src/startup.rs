@@ -11,6 +11,7 @@ use anyhow::Context;
 use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions, redact};
 use roastery_adapters_http::listing::WireListing;
 use roastery_adapters_http::outbound::eudr::EudrClient;
+use roastery_adapters_http::outbound::eudr_jobs::{self, EudrJobs};
 use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_ports::Roastery;
@@ -81,6 +82,8 @@ pub struct Application {
     port: u16,
     server: actix_server::Server,
     deliveries: DeliveryLoop<DieselStore, HttpsTransport>,
+    /// The EUDR poller and re-verifier, when the EU information system is configured.
+    eudr_jobs: Option<EudrJobs<DieselStore, EudrClient>>,
 }
 
 /// The webhook settings of a configuration, with the extra trusted roots read.
@@ -127,7 +130,10 @@ impl Application {
             Some(read_url) => with_read_replica(app, read_url, &config.pool_options())?,
             None => app,
         };
-        let app = app.with_eudr_enforce(config.eudr_enforce.mode());
+        let eudr_schedule = config.eudr_schedule()?;
+        let app = app
+            .with_eudr_enforce(config.eudr_enforce.mode())
+            .with_eudr_timing(eudr_jobs::timing(&eudr_schedule));
         let epcis_base = match config.epcis_base()? {
             Some(base) => base,
             None => EpcisBase::of_installation(
@@ -170,8 +176,13 @@ impl Application {
                 .with_body_timeout(Duration::from_secs(config.body_timeout))
                 .with_metrics(config.metrics.is_on())
                 .with_webhooks(webhooks.clone())
-                .with_eudr(eudr, config.eudr_schedule()?),
+                .with_eudr(eudr.clone(), eudr_schedule),
         );
+        let eudr_jobs = eudr.map(|eu| EudrJobs {
+            app: state.app.clone(),
+            eu,
+            timing: eudr_jobs::timing(&eudr_schedule),
+        });
         let deliveries = DeliveryLoop {
             app: state.app.clone(),
             transport,
@@ -198,6 +209,7 @@ impl Application {
             port,
             server,
             deliveries,
+            eudr_jobs,
         })
     }
 
@@ -212,18 +224,31 @@ impl Application {
 
     /// Serves until SIGTERM/SIGINT (or a stop through the handle); in-flight requests finish,
     /// idle connections close at once.
-    /// Webhook deliveries run beside the server and stop with it; one in flight then is sent
-    /// again by whichever instance claims it after its claim expires.
+    /// Webhook deliveries (and, when configured, the EUDR poller and re-verifier) run beside
+    /// the server and stop with it; work in flight then is taken up again by whichever
+    /// instance claims it after its claim expires.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let stop = Arc::new(tokio::sync::Notify::new());
         let deliveries = actix_rt::spawn(self.deliveries.run(stop.clone()));
+        let eudr_stop = Arc::new(tokio::sync::Notify::new());
+        let eudr = self
+            .eudr_jobs
+            .map(|jobs| actix_rt::spawn(jobs.run(eudr_stop.clone())));
         let served = self.server.await;
         stop.notify_one();
+        eudr_stop.notify_one();
         if tokio::time::timeout(Duration::from_secs(15), deliveries)
             .await
             .is_err()
         {
             tracing::warn!("webhook deliveries did not stop in time");
+        }
+        if let Some(eudr) = eudr
+            && tokio::time::timeout(Duration::from_secs(15), eudr)
+                .await
+                .is_err()
+        {
+            tracing::warn!("the EUDR jobs did not stop in time");
         }
         served
     }

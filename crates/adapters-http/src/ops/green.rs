@@ -194,6 +194,23 @@ pub struct StatementDto {
     /// `OWN` (filed by this business) or `UPSTREAM` (received from the supplier).
     #[schema(value_type = String, required = true)]
     pub role: Option<String>,
+    /// What the EU information system last said of the statement; null until verified.
+    /// Answered only (ignored in requests).
+    #[serde(default)]
+    #[schema(required = true)]
+    pub verification: Option<VerificationDto>,
+}
+
+/// `{"result", "status", "checkedDate"}`
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerificationDto {
+    /// `EXISTING_USABLE`, `EXISTING_NON_USABLE` or `NON_EXISTENT`.
+    pub result: String,
+    /// The statement's status in the IS, or null.
+    #[schema(required = true)]
+    pub status: Option<String>,
+    pub checked_date: Instant,
 }
 
 impl From<Statement> for StatementDto {
@@ -203,6 +220,11 @@ impl From<Statement> for StatementDto {
             verification_number: s.verification_number,
             kind: Some(s.kind.as_str().to_owned()),
             role: Some(s.role.as_str().to_owned()),
+            verification: s.verification.map(|v| VerificationDto {
+                result: v.result,
+                status: v.status,
+                checked_date: v.checked_date.into(),
+            }),
         }
     }
 }
@@ -308,7 +330,7 @@ pub struct GreenLotDetailsDto {
 }
 
 impl GreenLotDetailsDto {
-    fn new(
+    pub(super) fn new(
         (green_lot_id, d, due_diligence): (Uuid, GreenLotDetails, Option<DueDiligence>),
     ) -> Result<Self, ApiError> {
         let named = |list: Vec<String>| list.into_iter().map(|name| NameDto { name }).collect();

@@ -8,6 +8,7 @@
 
 mod blend;
 mod cupping;
+mod eudr;
 mod event;
 pub(crate) mod green;
 mod location;
@@ -401,6 +402,56 @@ registry::operations! {
         shape: Page<event::ListDeliveriesFilter, event::DeliveriesResult>,
         handler: event::list_deliveries,
         summary: "A webhook's deliveries (one per event), newest first, with the last attempt's outcome.",
+    }
+
+    VerifyStatements {
+        name: "eudr.statement.verifyStatements",
+        scope: EudrStatement,
+        shape: Write<eudr::VerifyStatementsData, green::DueDiligenceResult>,
+        handler: eudr::verify_statements,
+        summary: "Verify a source lot's statements with the EU information system (verifyDeclaration) and record the outcomes.",
+    }
+    PreviewStatement {
+        name: "eudr.statement.previewStatement",
+        scope: EudrStatement,
+        shape: Write<eudr::StatementData, eudr::PreviewResult>,
+        handler: eudr::preview_statement,
+        summary: "The due diligence statement Roastery would file for source lots, and every EU rule it would break.",
+    }
+    SubmitStatement {
+        name: "eudr.statement.submitStatement",
+        scope: EudrStatement,
+        shape: Write<eudr::StatementData, eudr::SubmissionResult>,
+        handler: eudr::submit_statement,
+        summary: "File a due diligence statement for source lots with the EU information system (submitDds).",
+    }
+    AmendStatement {
+        name: "eudr.statement.amendStatement",
+        scope: EudrStatement,
+        shape: Write<eudr::AmendStatementData, eudr::SubmissionResult>,
+        handler: eudr::amend_statement,
+        summary: "Replace a filed statement (amendDds), within 72 hours of submission while AVAILABLE.",
+    }
+    WithdrawStatement {
+        name: "eudr.statement.withdrawStatement",
+        scope: EudrStatement,
+        shape: Write<eudr::WithdrawStatementData, eudr::SubmissionResult>,
+        handler: eudr::withdraw_statement,
+        summary: "Withdraw a filed statement (withdrawDds), within 72 hours of submission.",
+    }
+    ListSubmissions {
+        name: "eudr.statement.listSubmissions",
+        scope: EudrStatement,
+        shape: Page<eudr::ListSubmissionsFilter, eudr::SubmissionsResult>,
+        handler: eudr::list_submissions,
+        summary: "List statements filed with the EU information system, newest first.",
+    }
+    GetSubmissionsByIds {
+        name: "eudr.statement.getSubmissionsByIds",
+        scope: EudrStatement,
+        shape: Read<eudr::SubmissionsByIdsFilter, eudr::SubmissionsResult>,
+        handler: eudr::submissions_by_ids,
+        summary: "Read filed statements by id.",
     }
 }
 

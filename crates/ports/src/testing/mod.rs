@@ -18,6 +18,7 @@ mod product;
 mod profile;
 mod project;
 mod roast;
+mod submission;
 mod system;
 mod trace;
 
@@ -51,6 +52,7 @@ pub struct MemData {
     pub due_diligence: Vec<(Uuid, roastery_domain::due_diligence::DueDiligence)>,
     pub events: event::EventData,
     pub plan: plan::PlanData,
+    pub submissions: submission::SubmissionData,
 }
 
 /// One transaction: a private copy of the data.

@@ -16,6 +16,7 @@ pub mod ledger;
 pub mod order;
 pub mod plan;
 pub mod roast;
+pub mod submission;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -75,6 +76,9 @@ macro_rules! store_contract {
             plan::open_demand_sums_the_bags_of_open_orders_up_to_a_date,
             plan::green_lot_use_sums_roasts_and_shipments_since_an_instant,
             plan::cost_lots_answer_prices_and_weights_at_creation,
+            submission::submissions_are_stored_listed_newest_first_and_filtered,
+            submission::due_submissions_are_claimed_by_one_lease_at_a_time,
+            submission::imported_weights_and_verification_claims,
         );
     };
     (@each $open:expr; $($module:ident :: $name:ident),+ $(,)?) => {
