@@ -274,4 +274,29 @@ mod tests {
         assert_eq!(certificate_dir("sqlite://roastery.db"), PathBuf::from("."));
         assert_eq!(certificate_dir("postgres://h/db"), PathBuf::from("."));
     }
+
+    #[test]
+    fn the_eudr_client_is_built_only_when_fully_configured() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.pem");
+        let generated = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).unwrap();
+        std::fs::write(&ca, generated.cert.pem()).unwrap();
+        let mut config = Config {
+            eudr_endpoint: Some("https://127.0.0.1:9/tracesnt".into()),
+            eudr_username: Some("roaster".into()),
+            eudr_client_id: Some("stub-client".into()),
+            eudr_ca_file: Some(ca.clone()),
+            ..Config::default()
+        };
+        assert!(eudr_client(&config).unwrap().is_none());
+        config.eudr_auth_key = Some(crate::config::Secret::new("k3y"));
+        let client = eudr_client(&config).unwrap().unwrap();
+        assert_eq!(
+            client.settings().endpoint.base_url(),
+            "https://127.0.0.1:9/tracesnt/"
+        );
+        assert_eq!(client.settings().client_id, "stub-client");
+        std::fs::write(&ca, "not a certificate").unwrap();
+        assert!(eudr_client(&config).is_err());
+    }
 }
