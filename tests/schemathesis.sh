@@ -10,7 +10,7 @@
 set -euo pipefail
 binary=${1:?usage: tests/schemathesis.sh BINARY [DATABASE_URL]}
 st=${SCHEMATHESIS:-st}
-examples=${SCHEMATHESIS_EXAMPLES:-25}
+examples=${SCHEMATHESIS_EXAMPLES:-15}
 work=$(mktemp -d)
 server_pid=
 cleanup() {
