@@ -5,6 +5,7 @@ pub mod bench_data;
 pub mod cli;
 pub mod config;
 pub mod eudr;
+pub mod logs;
 pub mod map;
 pub mod seed;
 pub mod startup;
