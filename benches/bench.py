@@ -3,7 +3,9 @@
 
 For each database (SQLite file, then a fresh PostgreSQL database), seeds the bench data set with
 `roastery seed bench`, serves it with rate limits off, and drives every scenario with wrk over
-keep-alive TLS. Beside each scenario, the bare actix-web + rustls server (benches/bare) answers
+keep-alive TLS. The server runs as users run it: the default log level (one JSON line per request on
+standard error, here a file) and metrics on; the first page of listGreenLots is measured again on a
+second server with request logs off (RUST_LOG=warn), side by side. Beside each scenario, the bare actix-web + rustls server (benches/bare) answers
 the very bytes the service answered, from memory, with the same wrk settings: the ratio of the two
 is what the service keeps of the framework's limit, a figure that survives a noisy machine better
 than either number alone. The table goes into docs/performance.md between marker comments, after
@@ -46,6 +48,9 @@ TRACE_OPERATION = "inventory.trace.traceLot"
 DUE_DILIGENCE_OPERATION = "inventory.trace.getDueDiligence"
 EPCIS_OPERATION = "inventory.trace.exportEpcis"
 FIRST_PAGE = "listGreenLots, first page of 50"
+FIRST_PAGE_LOGS_OFF = FIRST_PAGE + ", request logs off (RUST_LOG=warn)"
+# What the server is run with: the defaults, except rate limits (off, to measure the service).
+DEFAULTS_OVERRIDDEN = ("RUST_LOG", "ROASTERY_LOG_FORMAT", "ROASTERY_METRICS")
 DEEP_PAGE = "listGreenLots, page "
 BY_IDS = "getRoastedLotsByIds, 100 ids"
 TRANSFERS_SCENARIO = "transferGreenLotToLocation, distinct lots"
@@ -165,7 +170,9 @@ def scenario_env(name, operation, body, token, **extra):
 def run_database(kind, args, work):
     """Seeds one database, measures every scenario; returns (rows, notes, server peak RSS KiB)."""
     notes = []
-    env = dict(os.environ, ROASTERY_RATE_LIMIT="off", RUST_LOG="warn,rustls=error")
+    # The default log level and format and metrics on, as deployed: not the caller's settings.
+    env = {k: v for k, v in os.environ.items() if k not in DEFAULTS_OVERRIDDEN}
+    env["ROASTERY_RATE_LIMIT"] = "off"
     pg_admin = None
     seed_env = None
     if kind == "sqlite":
@@ -228,7 +235,9 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                                         env=env, cwd=cwd, capture_output=True, text=True, check=True).stdout)
     port = free_port()
     env["ROASTERY_LISTEN"] = f"127.0.0.1:{port}"
-    server = subprocess.Popen([BIN, "serve"], env=env, cwd=cwd)
+    # Standard error to a file, as a deployment sends it to a collector: JSON, one line a request.
+    server_log = open(os.path.join(cwd, "serve.log"), "wb")
+    server = subprocess.Popen([BIN, "serve"], env=env, cwd=cwd, stderr=server_log)
     try:
         wait_ready(port, server, "roastery serve")
         client = Client(port)
@@ -249,10 +258,12 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
         def selected(name):
             return not only or any(part in name for part in only)
 
-        def measure(name, env_for_wrk, probe=None, per_request=1, unit="req", connections=None):
-            """probe: the answer the bare server repeats (one real call made with the same body)."""
+        def measure(name, env_for_wrk, probe=None, per_request=1, unit="req", connections=None, target=None):
+            """probe: the answer the bare server repeats (one real call made with the same body).
+            target: another server process to measure, (port, Popen), instead of the main one."""
             if not selected(name):
                 return None
+            port_measured, measured = target or (port, server)
             if probe is None:
                 status, probe = client.post(env_for_wrk.get("PATH_OVERRIDE") or "/rpc/v1/" + env_for_wrk["OPERATION"],
                                             env_for_wrk["BODY"], env_for_wrk.get("CONTENT", "application/json"))
@@ -260,24 +271,24 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                     raise SystemExit(f"{name}: {status} {probe[:300]}")
             log(f"{kind}: {name} ({len(probe):,} bytes)")
             connections = connections or args.connections
-            cpu_before = cpu_seconds(server.pid)
+            cpu_before = cpu_seconds(measured.pid)
             profiler = None
             if os.environ.get("BENCH_PERF"):
                 # A call-graph profile of the server while wrk drives the scenario.
                 slug = re.sub(r"[^a-z0-9]+", "-", f"{kind} {name}".lower()).strip("-")
                 os.makedirs(os.environ["BENCH_PERF"], exist_ok=True)
                 profiler = subprocess.Popen(
-                    ["perf", "record", "-F", "999", "-g", "-p", str(server.pid), "-o",
+                    ["perf", "record", "-F", "999", "-g", "-p", str(measured.pid), "-o",
                      os.path.join(os.environ["BENCH_PERF"], slug + ".data")],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            service = wrk(port, args.duration, connections, env_for_wrk)
+            service = wrk(port_measured, args.duration, connections, env_for_wrk)
             if profiler is not None:
                 profiler.send_signal(2)
                 profiler.wait()
-            service["rss_kib"] = peak_rss_kib(server.pid)
+            service["rss_kib"] = peak_rss_kib(measured.pid)
             # The server's CPU per answered request: steadier than requests/s when other work
             # shares the cores.
-            service["cpu_us"] = 1e6 * (cpu_seconds(server.pid) - cpu_before) / max(1, service["requests"])
+            service["cpu_us"] = 1e6 * (cpu_seconds(measured.pid) - cpu_before) / max(1, service["requests"])
             framework = bare.measure(probe, args.duration, connections, env_for_wrk)
             rows.append({"db": kind, "scenario": name, "bytes": len(probe), "service": service,
                          "bare": framework, "per_request": per_request, "unit": unit})
@@ -288,7 +299,26 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
 
         # listGreenLots: the first page, and the page `depth` pages deep (cursor found by walking).
         first = json.dumps({"params": {"pagination": {"limit": 50}}})
-        measure(FIRST_PAGE, scenario_env("", "inventory.green.listGreenLots", first, token))
+        logs_on = measure(FIRST_PAGE, scenario_env("", "inventory.green.listGreenLots", first, token))
+        if selected(FIRST_PAGE_LOGS_OFF):
+            # The same page from a second server on the same database, request logs off: what the
+            # request line costs, side by side with the row above.
+            quiet_port = free_port()
+            quiet_env = dict(env, RUST_LOG="warn,rustls=error", ROASTERY_LISTEN=f"127.0.0.1:{quiet_port}")
+            quiet = subprocess.Popen([BIN, "serve"], env=quiet_env, cwd=cwd, stderr=server_log)
+            try:
+                wait_ready(quiet_port, quiet, "roastery serve (request logs off)")
+                logs_off = measure(FIRST_PAGE_LOGS_OFF, scenario_env("", "inventory.green.listGreenLots", first, token),
+                                   target=(quiet_port, quiet))
+            finally:
+                quiet.terminate()
+                quiet.wait()
+            if logs_on and logs_off:
+                notes.append(f"{kind}: listGreenLots first page, request logs on (default level, JSON to a file) "
+                             f"{logs_on['rps']:,.0f} req/s, {logs_on['cpu_us']:.0f} us server CPU/req; "
+                             f"off (RUST_LOG=warn) {logs_off['rps']:,.0f} req/s, {logs_off['cpu_us']:.0f} us/req: "
+                             f"logs on keep {100 * logs_on['rps'] / logs_off['rps']:.0f}% of the throughput")
+                log(notes[-1])
         depth = min(2000, max(1, args.lots // 50 - 1)) if selected("listGreenLots, page") else 0
         cursor = None
         walk_started = time.time()
@@ -446,6 +476,7 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
     finally:
         server.terminate()
         server.wait()
+        server_log.close()
 
 
 # The targets of issue 24, judged on one run's numbers (each beside the bare server of the same

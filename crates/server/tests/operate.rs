@@ -206,6 +206,66 @@ fn json_logs_carry_the_request_id_client_operation_status_and_latency() {
 }
 
 #[test]
+fn at_the_default_level_each_request_writes_one_line_and_a_stop_writes_out_every_line() {
+    // The default level and, standard error being a file, the default format (JSON): lines are
+    // written by a thread of their own, and the stop writes out those still waiting.
+    let mut server = Server::start(&[], &[]);
+    let http = client();
+    let requests = 300;
+    for n in 0..requests {
+        let response = http
+            .get(server.url("/healthz"))
+            .header("X-Request-Id", format!("line-{n}"))
+            .send()
+            .expect("health check");
+        assert_eq!(response.status(), 200);
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "no exit: {}", server.logs());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status {status}: {}", server.logs());
+
+    let logs = server.logs();
+    let lines: Vec<Value> = logs
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let mut ids: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["fields"]["message"] == "request")
+        .map(|l| {
+            let span = &l["span"];
+            assert_eq!(span["operation"], "healthz", "{l}");
+            assert_eq!(span["method"], "GET", "{l}");
+            assert_eq!(span["status"], 200, "{l}");
+            assert!(span["latency_us"].as_u64().is_some(), "{l}");
+            span["request_id"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(ids.len(), requests, "{logs}");
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), requests, "one line per request: {logs}");
+    assert!(ids.iter().all(|id| id.starts_with("line-")), "{ids:?}");
+    // The last line of the process is written too.
+    assert_eq!(
+        lines.last().unwrap()["fields"]["message"],
+        "stopped",
+        "{logs}"
+    );
+}
+
+#[test]
 fn pretty_logs_from_the_environment_or_the_file_and_json_when_no_terminal() {
     let pretty_line = |server: &Server, id: &str| {
         let response = client()

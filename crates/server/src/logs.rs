@@ -1,0 +1,727 @@
+//! Logging setup: the filter (`RUST_LOG`, default `info,rustls=error`), the format
+//! (`ROASTERY_LOG_FORMAT`: `pretty` or `json`) and the writer.
+//!
+//! Every request writes one line, so this is on the path of every request and is kept cheap:
+//!
+//! - JSON lines are written by [`JsonLayer`]: a span's fields are formatted once, as JSON members,
+//!   when the span is created or a field is recorded (a recorded field is appended; one recorded
+//!   again replaces its old member in place), and an event copies them into its line as they are.
+//!   (The `json()` format of `tracing-subscriber` parses and re-serializes a span's fields on every
+//!   `record` and on every event.) The line is built in a buffer of the thread, and a span's text
+//!   in a buffer taken from a pool of the thread and given back when the span closes, so a request
+//!   allocates nothing for its log line but the copy handed to the writer (and the registry's box
+//!   holding the span's text).
+//! - `roastery serve` writes through a thread of its own ([`tracing_appender::non_blocking`]): a
+//!   request hands its line over and goes on; the thread writes to standard error through a
+//!   buffer flushed whenever no line is waiting. The writer is lossy, on purpose: when standard
+//!   error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`] lines wait
+//!   in memory and beyond that lines are dropped rather than requests delayed, and the next line
+//!   written says how many were dropped. The returned [`LogGuard`] lives as long as the process:
+//!   dropping it (at the end of `main`) writes out every line still waiting. Other commands run
+//!   once and may end with `exit`, so they write to standard error directly.
+//!
+//! `pretty` lines are formatted by `tracing-subscriber`'s own format, which appends a recorded
+//! field to the span's text and does not re-format it per event; they go through the same writer.
+
+use std::cell::RefCell;
+use std::fmt::{self, Write as _};
+use std::io::{self, Write as _};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Subscriber};
+use tracing_appender::non_blocking::{ErrorCounter, NonBlocking, NonBlockingBuilder, WorkerGuard};
+use tracing_log::NormalizeEvent;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::Registry;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::config::LogFormat;
+
+/// The filter when `RUST_LOG` is unset. rustls warns for every client that sends an IP address as
+/// SNI; that is the client's quirk.
+pub const DEFAULT_FILTER: &str = "info,rustls=error";
+
+/// Lines that may wait for standard error before lines are dropped: about 6 MiB of request lines,
+/// over a second of a busy server's lines.
+pub const BUFFERED_LINES: usize = 16_384;
+
+/// Buffer of the writing thread: lines waiting together go out in one write.
+const WRITE_BUFFER: usize = 64 * 1024;
+
+/// Span texts kept for reuse per thread.
+const POOLED_SPANS: usize = 64;
+
+/// Capacity of a new span text: a request's fields fit without growing it.
+const SPAN_CAPACITY: usize = 384;
+
+/// Keeps the writing thread of the logs; dropping it writes out the lines still waiting.
+#[must_use = "dropping the guard stops the writing of log lines"]
+pub struct LogGuard {
+    _worker: Option<WorkerGuard>,
+}
+
+/// Where log lines go: standard error directly, or a writing thread.
+#[derive(Clone)]
+pub enum LineWriter {
+    Stderr,
+    Thread(NonBlocking),
+}
+
+impl LineWriter {
+    /// A writing thread over `out`, lossy beyond [`BUFFERED_LINES`] waiting lines; its guard
+    /// writes out the waiting lines when dropped.
+    pub fn thread(out: impl io::Write + Send + 'static) -> (Self, WorkerGuard) {
+        let (writer, guard) = NonBlockingBuilder::default()
+            .lossy(true)
+            .buffered_lines_limit(BUFFERED_LINES)
+            .thread_name("roastery-logs")
+            .finish(io::BufWriter::with_capacity(WRITE_BUFFER, out));
+        (Self::Thread(writer), guard)
+    }
+
+    fn dropped(&self) -> Option<ErrorCounter> {
+        match self {
+            Self::Stderr => None,
+            Self::Thread(writer) => Some(writer.error_counter()),
+        }
+    }
+
+    fn write_line(&self, line: &[u8]) {
+        // A log line that cannot be written has nowhere else to go.
+        let _ = match self {
+            Self::Stderr => io::stderr().lock().write_all(line),
+            Self::Thread(writer) => writer.clone().write_all(line),
+        };
+    }
+}
+
+impl io::Write for LineWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Self::Stderr => io::stderr().write(buf),
+            Self::Thread(writer) => writer.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Stderr => io::stderr().write_all(buf),
+            Self::Thread(writer) => writer.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Stderr => io::stderr().flush(),
+            Self::Thread(writer) => writer.flush(),
+        }
+    }
+}
+
+impl<'a> MakeWriter<'a> for LineWriter {
+    type Writer = LineWriter;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+/// Installs the process's logging: `format` resolved against whether standard error is a
+/// terminal, through a writing thread when `threaded` (for `serve`). Keep the guard until exit.
+pub fn init(format: Option<LogFormat>, threaded: bool) -> anyhow::Result<LogGuard> {
+    use std::io::IsTerminal;
+    let terminal = io::stderr().is_terminal();
+    let (writer, worker) = if threaded {
+        let (writer, guard) = LineWriter::thread(io::stderr());
+        (writer, Some(guard))
+    } else {
+        (LineWriter::Stderr, None)
+    };
+    let filter = filter(std::env::var("RUST_LOG").ok().as_deref());
+    let registry = tracing_subscriber::registry().with(filter);
+    match LogFormat::resolve(format, terminal) {
+        LogFormat::Json => registry.with(JsonLayer::new(writer)).try_init()?,
+        LogFormat::Pretty => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_ansi(terminal)
+                    .with_writer(writer),
+            )
+            .try_init()?,
+    }
+    Ok(LogGuard { _worker: worker })
+}
+
+/// The filter of `RUST_LOG` (the default when unset or not valid). Directives of targets and
+/// levels only (`info,rustls=error`) need no more than [`Targets`], which decides once per call
+/// site; [`EnvFilter`] (span and field directives) also takes a shared lock on every entry to and
+/// exit from a span, several times a request, so it is used only when `RUST_LOG` needs it.
+pub fn filter(rust_log: Option<&str>) -> Box<dyn Layer<Registry> + Send + Sync> {
+    let default = || -> Box<dyn Layer<Registry> + Send + Sync> {
+        match DEFAULT_FILTER.parse::<Targets>() {
+            Ok(targets) => Box::new(targets),
+            Err(_) => Box::new(EnvFilter::new(DEFAULT_FILTER)),
+        }
+    };
+    let Some(directives) = rust_log else {
+        return default();
+    };
+    // Span and field directives are the ones in brackets (`[request]=debug`).
+    let targets_only = !directives.contains(['[', '{']);
+    match directives.parse::<Targets>() {
+        Ok(targets) if targets_only => Box::new(targets),
+        _ => match EnvFilter::try_new(directives) {
+            Ok(filter) => Box::new(filter),
+            Err(_) => default(),
+        },
+    }
+}
+
+/// One JSON object per line, as `tracing-subscriber`'s `json()` with the current span writes it:
+/// `{"timestamp":…,"level":…,"fields":{"message":…,…},"target":…,"span":{…,"name":…}}`.
+pub struct JsonLayer {
+    writer: LineWriter,
+    dropped: Option<ErrorCounter>,
+    /// Dropped lines already reported.
+    reported: AtomicUsize,
+    /// Reports that were dropped themselves: not lines of the program.
+    own: AtomicUsize,
+}
+
+impl JsonLayer {
+    pub fn new(writer: LineWriter) -> Self {
+        Self {
+            dropped: writer.dropped(),
+            writer,
+            reported: AtomicUsize::new(0),
+            own: AtomicUsize::new(0),
+        }
+    }
+
+    /// When lines were dropped since the last report, writes a line saying how many (and counts
+    /// them reported only when that line itself got through).
+    fn report_dropped(&self, line: &mut String) {
+        let Some(counter) = &self.dropped else {
+            return;
+        };
+        let before = counter.dropped_lines();
+        let dropped = before.saturating_sub(self.own.load(Ordering::Relaxed));
+        let reported = self.reported.load(Ordering::Relaxed);
+        if dropped <= reported {
+            return;
+        }
+        line.clear();
+        start_line(line, "WARN");
+        let _ = writeln!(
+            line,
+            "\"fields\":{{\"message\":\"log lines dropped: standard error did not keep up\",\"dropped\":{}}},\"target\":\"{}\"}}",
+            dropped - reported,
+            module_path!()
+        );
+        self.writer.write_line(line.as_bytes());
+        if counter.dropped_lines() == before {
+            let _ = self.reported.compare_exchange(
+                reported,
+                dropped,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        } else {
+            // Still no room: the report was (most likely) dropped itself; it is not counted.
+            self.own.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A span's fields as JSON members, each led by a comma: `,"request_id":"abc","status":200`,
+/// and which of them (by their index in the span's field set) have been written.
+struct SpanFields {
+    text: String,
+    written: u64,
+}
+
+thread_local! {
+    static SPAN_TEXTS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+fn pooled_text() -> String {
+    SPAN_TEXTS
+        .try_with(|pool| pool.try_borrow_mut().ok().and_then(|mut p| p.pop()))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| String::with_capacity(SPAN_CAPACITY))
+}
+
+fn give_back(mut text: String) {
+    text.clear();
+    let _ = SPAN_TEXTS.try_with(|pool| {
+        if let Ok(mut pool) = pool.try_borrow_mut()
+            && pool.len() < POOLED_SPANS
+        {
+            pool.push(text);
+        }
+    });
+}
+
+fn start_line(line: &mut String, level: &str) {
+    line.push_str("{\"timestamp\":\"");
+    // Writing into a String cannot fail.
+    let _ = SystemTime.format_time(&mut Writer::new(&mut *line));
+    line.push_str("\",\"level\":\"");
+    line.push_str(level);
+    line.push_str("\",");
+}
+
+impl<S> Layer<S> for JsonLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else {
+            return;
+        };
+        let mut fields = SpanFields {
+            text: pooled_text(),
+            written: 0,
+        };
+        attrs.record(&mut JsonMembers::span(&mut fields));
+        span.extensions_mut().insert(fields);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else {
+            return;
+        };
+        let mut extensions = span.extensions_mut();
+        if let Some(fields) = extensions.get_mut::<SpanFields>() {
+            values.record(&mut JsonMembers::span(fields));
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(&id)
+            && let Some(fields) = span.extensions_mut().remove::<SpanFields>()
+        {
+            give_back(fields.text);
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        let write = |line: &mut String| {
+            self.report_dropped(line);
+            line.clear();
+            let normalized = event.normalized_metadata();
+            let meta = normalized.as_ref().unwrap_or_else(|| event.metadata());
+            start_line(line, meta.level().as_str());
+            line.push_str("\"fields\":{");
+            event.record(&mut JsonMembers::event(line));
+            line.push_str("},\"target\":");
+            push_json_str(line, meta.target());
+            let span = event
+                .parent()
+                .and_then(|id| ctx.span(id))
+                .or_else(|| ctx.lookup_current());
+            if let Some(span) = span {
+                line.push_str(",\"span\":{");
+                if let Some(fields) = span.extensions().get::<SpanFields>() {
+                    // The members without their leading comma, then the span's name.
+                    if let Some(members) = fields.text.get(1..) {
+                        line.push_str(members);
+                        line.push(',');
+                    }
+                }
+                line.push_str("\"name\":");
+                push_json_str(line, span.name());
+                line.push('}');
+            }
+            line.push_str("}\n");
+            self.writer.write_line(line.as_bytes());
+        };
+        // A field's `Debug` that logs itself finds the thread's buffer taken: it gets its own.
+        let written = LINE.try_with(|line| match line.try_borrow_mut() {
+            Ok(mut line) => write(&mut line),
+            Err(_) => write(&mut String::new()),
+        });
+        if written.is_err() {
+            write(&mut String::new());
+        }
+    }
+}
+
+/// Writes fields as JSON members (`"name":value`) into a line or a span's text.
+struct JsonMembers<'a> {
+    out: &'a mut String,
+    /// A span's fields written so far: its members each start with a comma, and a field recorded
+    /// again replaces its member. An event's members are separated by commas.
+    written: Option<&'a mut u64>,
+    first: bool,
+}
+
+impl<'a> JsonMembers<'a> {
+    fn span(fields: &'a mut SpanFields) -> Self {
+        Self {
+            out: &mut fields.text,
+            written: Some(&mut fields.written),
+            first: true,
+        }
+    }
+
+    fn event(out: &'a mut String) -> Self {
+        Self {
+            out,
+            written: None,
+            first: true,
+        }
+    }
+
+    /// Starts the member of `field`; false when the field is not written.
+    fn key(&mut self, field: &Field) -> bool {
+        let name = field.name();
+        // `log` records carry their metadata as fields; it is in the line already.
+        if name.starts_with("log.") {
+            return false;
+        }
+        let name = name.strip_prefix("r#").unwrap_or(name);
+        if let Some(written) = self.written.as_deref_mut() {
+            // Only a field written before is looked for (all of them past the 64th).
+            let bit = u32::try_from(field.index())
+                .ok()
+                .and_then(|i| 1u64.checked_shl(i));
+            if bit.is_none_or(|bit| *written & bit != 0)
+                && let Some(old) = find_member(self.out, name)
+            {
+                self.out.replace_range(old, "");
+            }
+            *written |= bit.unwrap_or(0);
+            self.out.push(',');
+        } else if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        push_json_str(self.out, name);
+        self.out.push(':');
+        true
+    }
+}
+
+impl Visit for JsonMembers<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if self.key(field) {
+            push_json_str(self.out, value);
+        }
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if self.key(field) {
+            let _ = write!(self.out, "{value}");
+        }
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if self.key(field) {
+            let _ = write!(self.out, "{value}");
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        if self.key(field) {
+            self.out.push_str(if value { "true" } else { "false" });
+        }
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        if self.key(field) {
+            if value.is_finite() {
+                let _ = write!(self.out, "{value}");
+            } else {
+                self.out.push_str("null");
+            }
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if self.key(field) {
+            self.out.push('"');
+            let _ = write!(Escaped(self.out), "{value:?}");
+            self.out.push('"');
+        }
+    }
+}
+
+/// The byte range of the member named `name` in a span's text (`,"name":value`).
+fn find_member(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    // A `"` right after a comma is never escaped, and never a string's closing quote followed
+    // by a name: it opens a member.
+    let at = text.match_indices(name).map(|(at, _)| at).find(|&at| {
+        at >= 2
+            && bytes.get(at - 2..at) == Some(&b",\""[..])
+            && bytes.get(at + name.len()..at + name.len() + 2) == Some(&b"\":"[..])
+    })?;
+    let value = at + name.len() + 2;
+    let end = if bytes.get(value) == Some(&b'"') {
+        let mut i = value + 1;
+        loop {
+            match bytes.get(i) {
+                Some(b'\\') => i += 2,
+                Some(b'"') => break i + 1,
+                Some(_) => i += 1,
+                None => break bytes.len(),
+            }
+        }
+    } else {
+        bytes
+            .get(value..)
+            .and_then(|rest| rest.iter().position(|&b| b == b','))
+            .map_or(bytes.len(), |n| value + n)
+    };
+    Some(at - 2..end.min(bytes.len()))
+}
+
+fn push_json_str(out: &mut String, value: &str) {
+    out.push('"');
+    let _ = Escaped(out).write_str(value);
+    out.push('"');
+}
+
+/// Escapes what is written for the inside of a JSON string.
+struct Escaped<'a>(&'a mut String);
+
+impl fmt::Write for Escaped<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        // Bytes, not chars: every byte of a multi-byte character is above 0x7f and kept as is.
+        let bytes = s.as_bytes();
+        let mut plain = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let escape = match b {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                b'\n' => "\\n",
+                b'\r' => "\\r",
+                b'\t' => "\\t",
+                0..=0x1f => "",
+                _ => continue,
+            };
+            self.0.push_str(s.get(plain..i).unwrap_or_default());
+            if escape.is_empty() {
+                write!(self.0, "\\u{b:04x}")?;
+            } else {
+                self.0.push_str(escape);
+            }
+            plain = i + 1;
+        }
+        self.0.push_str(s.get(plain..).unwrap_or_default());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::Value;
+
+    use super::*;
+
+    /// A writer whose bytes the test reads back.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        fn lines(&self) -> Vec<Value> {
+            let bytes = self.0.lock().unwrap().clone();
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+                .collect()
+        }
+    }
+
+    /// Runs `work` with JSON logs at the default level through a writing thread into a buffer;
+    /// the lines once the thread wrote them all out.
+    fn json_logs(work: impl FnOnce()) -> Vec<Value> {
+        let out = Captured::default();
+        let (writer, guard) = LineWriter::thread(out.clone());
+        let subscriber = tracing_subscriber::registry()
+            .with(filter(None))
+            .with(JsonLayer::new(writer));
+        tracing::subscriber::with_default(subscriber, work);
+        // Flushes: every line handed over is written before the guard is gone.
+        drop(guard);
+        out.lines()
+    }
+
+    /// What the HTTP layer does for a request.
+    fn request(id: &str, client: &str, status: u16) {
+        let span = tracing::info_span!(
+            "request",
+            request_id = id,
+            operation = "inventory.green.listGreenLots",
+            method = "POST",
+            path = "/rpc/v1/inventory.green.listGreenLots",
+            client_id = tracing::field::Empty,
+            status = tracing::field::Empty,
+            latency_us = tracing::field::Empty,
+        );
+        span.in_scope(|| {
+            tracing::Span::current().record("client_id", client);
+        });
+        span.record("status", status);
+        span.record("latency_us", 1234u64);
+        span.in_scope(|| tracing::info!("request"));
+    }
+
+    #[test]
+    fn one_line_per_request_with_its_fields_through_the_writing_thread() {
+        let lines = json_logs(|| {
+            for n in 0..1000 {
+                request(&format!("req-{n}"), "rc-1", 200);
+            }
+            tracing::debug!("below the default level");
+        });
+        assert_eq!(lines.len(), 1000);
+        for (n, line) in lines.iter().enumerate() {
+            assert_eq!(line["level"], "INFO");
+            assert_eq!(line["fields"]["message"], "request");
+            assert_eq!(line["target"], module_path!());
+            assert!(line["timestamp"].as_str().unwrap().ends_with('Z'), "{line}");
+            let span = &line["span"];
+            assert_eq!(span["request_id"], format!("req-{n}"));
+            assert_eq!(span["operation"], "inventory.green.listGreenLots");
+            assert_eq!(span["method"], "POST");
+            assert_eq!(span["path"], "/rpc/v1/inventory.green.listGreenLots");
+            assert_eq!(span["client_id"], "rc-1");
+            assert_eq!(span["status"], 200);
+            assert_eq!(span["latency_us"], 1234);
+            assert_eq!(span["name"], "request");
+        }
+    }
+
+    #[test]
+    fn every_line_inside_the_span_names_the_request_and_fields_are_escaped() {
+        let lines = json_logs(|| {
+            let span = tracing::info_span!("request", request_id = "abc-1", status = 1u16);
+            let _in = span.enter();
+            tracing::warn!(
+                error = %"quote \" backslash \\ newline \n tab \t bell \u{7}",
+                r#type = "kind",
+                count = -3i64,
+                ratio = 0.5f64,
+                ok = true,
+                "store \"unavailable\""
+            );
+            // Recorded again: the new value replaces the old one.
+            span.record("status", 503u16);
+            tracing::error!(detail = ?Some("x,\"status\":9"), "internal error");
+        });
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let first = &lines[0];
+        assert_eq!(first["level"], "WARN");
+        assert_eq!(first["span"]["request_id"], "abc-1");
+        assert_eq!(first["span"]["status"], 1);
+        let fields = &first["fields"];
+        assert_eq!(fields["message"], "store \"unavailable\"");
+        assert_eq!(
+            fields["error"],
+            "quote \" backslash \\ newline \n tab \t bell \u{7}"
+        );
+        assert_eq!(fields["type"], "kind");
+        assert_eq!(fields["count"], -3);
+        assert_eq!(fields["ratio"], 0.5);
+        assert_eq!(fields["ok"], true);
+        let second = &lines[1];
+        assert_eq!(second["span"]["request_id"], "abc-1");
+        assert_eq!(second["span"]["status"], 503);
+        assert_eq!(second["fields"]["detail"], "Some(\"x,\\\"status\\\":9\")");
+    }
+
+    #[test]
+    fn a_line_outside_any_span_has_no_span() {
+        let lines = json_logs(|| tracing::info!(port = 8443u16, "listening"));
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0]["fields"]["port"], 8443);
+        assert!(lines[0].get("span").is_none(), "{}", lines[0]);
+    }
+
+    #[test]
+    fn a_member_is_found_only_where_it_starts() {
+        let text = r#","a":"x,\"b\":1","b":22,"c":"\\","bb":true"#;
+        let b = find_member(text, "b").unwrap();
+        assert_eq!(&text[b], r#","b":22"#);
+        let c = find_member(text, "c").unwrap();
+        assert_eq!(&text[c], r#","c":"\\""#);
+        let bb = find_member(text, "bb").unwrap();
+        assert_eq!(&text[bb], r#","bb":true"#);
+        assert!(find_member(text, "x").is_none());
+    }
+
+    #[test]
+    fn dropped_lines_are_reported_once_there_is_room() {
+        // A writer that blocks until released: the thread holds one line, the channel the rest.
+        let gate = Arc::new(Mutex::new(()));
+        struct Gated(Arc<Mutex<()>>, Captured);
+        impl io::Write for Gated {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                let _open = self.0.lock().unwrap();
+                self.1.write(buf)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                let _open = self.0.lock().unwrap();
+                Ok(())
+            }
+        }
+        let out = Captured::default();
+        let closed = gate.lock().unwrap();
+        let (writer, guard) = NonBlockingBuilder::default()
+            .lossy(true)
+            .buffered_lines_limit(4)
+            .finish(Gated(gate.clone(), out.clone()));
+        let layer = JsonLayer::new(LineWriter::Thread(writer));
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            for n in 0..20 {
+                tracing::info!(n, "line");
+            }
+            drop(closed);
+            // Let the thread drain the channel.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            tracing::info!("after");
+        });
+        drop(guard);
+        let lines = out.lines();
+        let report = lines
+            .iter()
+            .find(|l| l["fields"]["dropped"].is_u64())
+            .unwrap_or_else(|| panic!("no report in {lines:?}"));
+        assert_eq!(report["level"], "WARN");
+        let counted = lines
+            .iter()
+            .filter(|l| l["fields"]["message"] == "line")
+            .count();
+        assert_eq!(
+            counted + usize::try_from(report["fields"]["dropped"].as_u64().unwrap()).unwrap(),
+            20
+        );
+        assert_eq!(lines.last().unwrap()["fields"]["message"], "after");
+    }
+}
