@@ -34,7 +34,7 @@ impl BrokenRule for ScopeError {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 12] = [
+    pub const ALL: [Scope; 13] = [
         Scope::InventoryGreen,
         Scope::InventoryRoast,
         Scope::InventoryBlend,
