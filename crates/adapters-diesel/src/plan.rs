@@ -94,6 +94,9 @@ struct RecipeRow {
     updated_at: chrono::NaiveDateTime,
 }
 
+/// A green lot's id, lot number, weight (micros, unit) and price (micros, currency).
+type GreenCostRow = (String, i64, i64, String, Option<i64>, Option<String>);
+
 #[derive(QueryableByName)]
 struct RecentRow {
     #[diesel(sql_type = Text)]
@@ -406,19 +409,18 @@ impl PlanRepo for DieselTx {
         };
         let mut out = Vec::with_capacity(lots.len());
         for chunk in of(LotKind::Green).chunks(CHUNK) {
-            let rows: Vec<(String, i64, i64, String, Option<i64>, Option<String>)> =
-                green_lots::table
-                    .filter(green_lots::id.eq_any(chunk))
-                    .select((
-                        green_lots::id,
-                        green_lots::lot_number,
-                        green_lots::weight_micros,
-                        green_lots::weight_unit,
-                        green_lots::price_micros,
-                        green_lots::price_currency,
-                    ))
-                    .load(self.conn())
-                    .store()?;
+            let rows: Vec<GreenCostRow> = green_lots::table
+                .filter(green_lots::id.eq_any(chunk))
+                .select((
+                    green_lots::id,
+                    green_lots::lot_number,
+                    green_lots::weight_micros,
+                    green_lots::weight_unit,
+                    green_lots::price_micros,
+                    green_lots::price_currency,
+                ))
+                .load(self.conn())
+                .store()?;
             for (id, lot_number, micros, unit, price, currency) in rows {
                 let price = match (price, currency) {
                     (Some(micros), Some(code)) => {

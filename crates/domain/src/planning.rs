@@ -959,7 +959,7 @@ mod tests {
                     id: profile,
                     name: format!("P{i}"),
                     planning: Planning {
-                        expected_loss: Some(Decimal::new(i64::from(*&loss % 9999), 2)),
+                        expected_loss: Some(Decimal::new(i64::from(loss % 9999), 2)),
                         source: Some(LossSource::Set),
                         batch_size: None,
                     },

@@ -133,12 +133,12 @@ impl<S: Store> Roastery<S> {
             // 3. Decide.
             let profile = draft.clone().decide(references, id, now)?;
             tx.insert_profile(&profile)?;
-            Ok(ProfileView {
+            ProfileView {
                 profile,
                 reference_roast: None,
                 planning: Planning::default(),
             }
-            .with_reference(tx)?)
+            .with_reference(tx)
         })
     }
 }
