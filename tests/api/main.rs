@@ -22,6 +22,7 @@ mod helpers;
 mod artisan;
 mod core;
 mod eudr;
+mod eudr_statements;
 mod event;
 mod green;
 mod hardening;
