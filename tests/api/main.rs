@@ -24,6 +24,7 @@ mod bounds;
 mod core;
 mod epcis;
 mod eudr;
+mod eudr_statements;
 mod event;
 mod green;
 mod hardening;
