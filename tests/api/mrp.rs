@@ -129,7 +129,8 @@ both_databases! {
         assert_eq!(products[1], json!({"id": p1_id, "externalId": "p-1", "name": "Guji Natural",
             "variants": [
                 {"sku": "GUJI-250", "coffeeOptions": {"packageSize": "PACKAGE250G"}},
-                {"sku": "GUJI-1000", "coffeeOptions": {"packageSize": "PACKAGE1000G"}}]}));
+                {"sku": "GUJI-1000", "coffeeOptions": {"packageSize": "PACKAGE1000G"}}],
+            "recipe": null}));
         assert_eq!(products[0]["variants"][0]["coffeeOptions"]["packageSize"], "PACKAGE13_2G");
 
         // Idempotent.
