@@ -26,7 +26,7 @@ pub struct ApiError {
     pub details: Option<Vec<ErrorDetail>>,
     /// Details of another shape: the problems of an EUDR statement, the errors the EU
     /// information system answered.
-    pub other_details: Option<serde_json::Value>,
+    pub other_details: Option<Box<serde_json::Value>>,
     pub retry_after: Option<u64>,
     /// The domain error answered, when the answer is a broken rule; never serialised.
     pub rejection: Option<Rejection>,
@@ -110,7 +110,7 @@ impl ApiError {
                     })
                     .collect();
                 Self {
-                    other_details: Some(serde_json::Value::Array(details)),
+                    other_details: Some(Box::new(serde_json::Value::Array(details))),
                     ..Self::new(
                         StatusCode::UNPROCESSABLE_ENTITY,
                         "eudr_rejected",
@@ -214,7 +214,7 @@ impl From<AppError> for ApiError {
             AppError::Rejected(r) => {
                 let problems = match r.rule::<SubmissionError>() {
                     Some(SubmissionError::Problems(problems)) => {
-                        serde_json::to_value(problems).ok()
+                        serde_json::to_value(problems).ok().map(Box::new)
                     }
                     _ => None,
                 };
@@ -286,7 +286,7 @@ impl ResponseError for ApiError {
                 code: self.code,
                 message: &self.message,
                 details: self.details.as_deref(),
-                other_details: self.other_details.as_ref(),
+                other_details: self.other_details.as_deref(),
             },
         };
         let mut response = HttpResponse::build(self.status);
