@@ -497,6 +497,23 @@ mod tests {
         }
     }
 
+    /// Schema names are type names: two request or answer types of one name would silently
+    /// share one schema in the document, and one of them would be documented wrongly.
+    #[test]
+    fn no_two_types_share_a_schema_name() {
+        let mut doc = ApiDoc::new();
+        for operation in Operation::ALL {
+            doc.operation(*operation);
+        }
+        let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        for (name, schema) in &doc.schemas {
+            let text = serde_json::to_string(schema).unwrap();
+            if let Some(earlier) = seen.insert(name.clone(), text.clone()) {
+                assert_eq!(earlier, text, "two types are named {name}");
+            }
+        }
+    }
+
     #[test]
     fn request_schemas_require_exactly_the_contracts_required_fields() {
         let doc = json();

@@ -263,7 +263,7 @@ mod tests {
         for t in EventType::all() {
             assert_eq!(EventType::parse(&t.to_string()), Ok(t));
         }
-        assert_eq!(EventType::all().count(), 20);
+        assert_eq!(EventType::all().count(), 22);
         for bad in [
             "greenLot",
             "greenLot.deleted",

@@ -70,7 +70,7 @@ pub(super) async fn verify_statements<S: Store>(
 /// The statement's data (`previewStatement`, `submitStatement`).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct StatementData {
+pub struct FileStatementData {
     /// 1–100 distinct source green lots declared together.
     #[schema(value_type = Vec<Uuid>, required = true)]
     pub green_lot_ids: Option<Vec<Uuid>>,
@@ -88,7 +88,7 @@ pub struct StatementData {
     pub geo_location_confidential: Option<bool>,
 }
 
-impl StatementData {
+impl FileStatementData {
     fn input(self) -> Result<StatementInput, ApiError> {
         Ok(StatementInput {
             green_lot_ids: required(self.green_lot_ids, "data.greenLotIds")?,
@@ -140,7 +140,7 @@ pub(super) async fn preview_statement<S: Store>(
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
     ctx.eudr()?;
-    let input = decode::<WriteRequest<StatementData>>(body)?
+    let input = decode::<WriteRequest<FileStatementData>>(body)?
         .data()?
         .input()?;
     let preview = ctx.run(move |app| app.preview_statement(input)).await?;
@@ -221,7 +221,7 @@ pub(super) async fn submit_statement<S: Store>(
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
     let eu = ctx.eudr()?;
-    let input = decode::<WriteRequest<StatementData>>(body)?
+    let input = decode::<WriteRequest<FileStatementData>>(body)?
         .data()?
         .input()?;
     let submission =

@@ -414,14 +414,14 @@ registry::operations! {
     PreviewStatement {
         name: "eudr.statement.previewStatement",
         scope: EudrStatement,
-        shape: Write<eudr::StatementData, eudr::PreviewResult>,
+        shape: Write<eudr::FileStatementData, eudr::PreviewResult>,
         handler: eudr::preview_statement,
         summary: "The due diligence statement Roastery would file for source lots, and every EU rule it would break.",
     }
     SubmitStatement {
         name: "eudr.statement.submitStatement",
         scope: EudrStatement,
-        shape: Write<eudr::StatementData, eudr::SubmissionResult>,
+        shape: Write<eudr::FileStatementData, eudr::SubmissionResult>,
         handler: eudr::submit_statement,
         summary: "File a due diligence statement for source lots with the EU information system (submitDds).",
     }

@@ -75,7 +75,7 @@ pub struct ShortfallDto {
 /// `{"sku", "reason": "NO_RECIPE"}` or `{"profileId", "reason": "NO_EXPECTED_LOSS"}`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct MissingDto {
+pub struct MissingPlanDataDto {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sku: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,7 +92,7 @@ pub struct NetRequirementsResult {
     pub profiles: Vec<ProfileNeedDto>,
     pub green_lots: Vec<AllocationDto>,
     pub shortfalls: Vec<ShortfallDto>,
-    pub missing: Vec<MissingDto>,
+    pub missing: Vec<MissingPlanDataDto>,
 }
 
 impl From<Plan> for NetRequirementsResult {
@@ -158,7 +158,7 @@ impl From<Plan> for NetRequirementsResult {
                         MissingItem::Sku(sku) => (Some(sku.to_string()), None),
                         MissingItem::Profile(id) => (None, Some(id)),
                     };
-                    MissingDto {
+                    MissingPlanDataDto {
                         sku,
                         profile_id,
                         reason: reason.as_str(),
