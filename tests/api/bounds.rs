@@ -58,7 +58,7 @@ fn set_body(lot: &str, plots: &str) -> String {
         r#"{{"data":{{"greenLotId":"{lot}","countryOfProduction":"CO",
             "productionPeriod":{{"from":"2025-10-01","to":"2026-02-28"}},"plots":{plots},
             "statements":[{{"referenceNumber":"REF{}","kind":"DDS","role":"UPSTREAM"}}]}}}}"#,
-        &lot[..8]
+        lot[..8].to_uppercase()
     )
 }
 

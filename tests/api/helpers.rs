@@ -27,7 +27,7 @@ pub use serde_json::json;
 
 /// Every scope, space-separated.
 pub const ALL_SCOPES: &str = "inventory.green inventory.roast inventory.blend inventory.trace quality.cupping \
-    quality.physical mrp.product mrp.order core.location core.project core.event";
+    quality.physical mrp.product mrp.order mrp.plan core.location core.project core.event eudr.statement";
 
 use roastery_test_support::database::{self, TestDatabase};
 

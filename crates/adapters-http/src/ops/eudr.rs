@@ -1,6 +1,6 @@
 //! `eudr.statement.*`: filing and verifying EUDR statements with the EU information system
 //! (api-decisions §14). Without a configured client every operation answers 503
-//! `eudr_not_configured` and changes nothing.
+//! `eudr_not_configured` (once its body has the right shape) and changes nothing.
 
 use std::sync::Arc;
 
@@ -54,9 +54,9 @@ pub(super) async fn verify_statements<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    let eu = ctx.eudr()?;
     let data = decode::<WriteRequest<VerifyStatementsData>>(body)?.data()?;
     let lot_id = required(data.green_lot_id, "data.greenLotId")?;
+    let eu = ctx.eudr()?;
     let lot = eudr_jobs::verify_statements(&ctx.app(), eu.as_ref(), lot_id).await?;
     let details = GreenLotDetailsDto::new((lot.view.lot.id, lot.details, lot.due_diligence))?;
     ctx.ok(DueDiligenceResult {
@@ -139,10 +139,10 @@ pub(super) async fn preview_statement<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    ctx.eudr()?;
     let input = decode::<WriteRequest<FileStatementData>>(body)?
         .data()?
         .input()?;
+    ctx.eudr()?;
     let preview = ctx.run(move |app| app.preview_statement(input)).await?;
     ctx.ok(PreviewResult {
         statement: preview.statement_json(),
@@ -220,10 +220,10 @@ pub(super) async fn submit_statement<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    let eu = ctx.eudr()?;
     let input = decode::<WriteRequest<FileStatementData>>(body)?
         .data()?
         .input()?;
+    let eu = ctx.eudr()?;
     let submission =
         eudr_jobs::submit_statement(&ctx.app(), eu.as_ref(), input, ctx.eudr_timing()).await?;
     ctx.ok(SubmissionResult {
@@ -251,7 +251,6 @@ pub(super) async fn amend_statement<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    let eu = ctx.eudr()?;
     let data = decode::<WriteRequest<AmendStatementData>>(body)?.data()?;
     let id = required(data.submission_id, "data.submissionId")?;
     let input = StatementInput {
@@ -263,6 +262,7 @@ pub(super) async fn amend_statement<S: Store>(
         comment: data.comment,
         geo_location_confidential: data.geo_location_confidential.unwrap_or(false),
     };
+    let eu = ctx.eudr()?;
     let submission =
         eudr_jobs::amend_statement(&ctx.app(), eu.as_ref(), id, input, ctx.eudr_timing()).await?;
     ctx.ok(SubmissionResult {
@@ -281,9 +281,9 @@ pub(super) async fn withdraw_statement<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    let eu = ctx.eudr()?;
     let data = decode::<WriteRequest<WithdrawStatementData>>(body)?.data()?;
     let id = required(data.submission_id, "data.submissionId")?;
+    let eu = ctx.eudr()?;
     let submission = eudr_jobs::withdraw_statement(&ctx.app(), eu.as_ref(), id).await?;
     ctx.ok(SubmissionResult {
         submission: submission.into(),
@@ -309,7 +309,6 @@ pub(super) async fn list_submissions<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    ctx.eudr()?;
     let (filter, pagination) = decode::<ReadRequest<ListSubmissionsFilter>>(body)?.into_parts();
     let filter = filter.unwrap_or_default();
     let filter = SubmissionFilter {
@@ -317,6 +316,7 @@ pub(super) async fn list_submissions<S: Store>(
         green_lot_id: filter.green_lot_id,
     };
     let page = ctx.page_request(&pagination)?;
+    ctx.eudr()?;
     let page = ctx
         .run(move |app| app.list_submissions(filter, page))
         .await?;
@@ -340,10 +340,10 @@ pub(super) async fn submissions_by_ids<S: Store>(
     ctx: Ctx<S>,
     body: &[u8],
 ) -> Result<HttpResponse, ApiError> {
-    ctx.eudr()?;
     let (filter, _) = decode::<ReadRequest<SubmissionsByIdsFilter>>(body)?.into_parts();
     let filter = required(filter, "params.filter")?;
     let ids = required(filter.submission_ids, "params.filter.submissionIds")?;
+    ctx.eudr()?;
     let found = ctx.run(move |app| app.submissions_by_ids(ids)).await?;
     ctx.ok(SubmissionsResult {
         submissions: found.into_iter().map(Into::into).collect(),
