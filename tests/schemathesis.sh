@@ -50,9 +50,17 @@ token=$(curl -skf "$base/oauth2/token" -d grant_type=client_credentials \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
 
 # positive_data_acceptance is left out: valid-looking calls name lots that do not exist (422).
-"$st" run "$work/openapi.json" --url "$base" \
-  -H "Authorization: Bearer $token" --tls-verify false \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection \
-  --phases examples,coverage,fuzzing --max-examples "$examples" --workers 2 \
-  --suppress-health-check all --seed 1 \
-  || { echo "--- server log (tail) ---"; tail -n 20 "$work/server.log"; exit 1; }
+checks=status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection
+run_st() {
+  "$st" run "$work/openapi.json" --url "$base" \
+    -H "Authorization: Bearer $token" --tls-verify false \
+    --phases examples,coverage,fuzzing --max-examples "$examples" --workers 2 \
+    --suppress-health-check all --seed 1 "$@" \
+    || { echo "--- server log (tail) ---"; tail -n 20 "$work/server.log"; exit 1; }
+}
+run_st --checks "not_a_server_error,$checks" --exclude-path-regex 'eudr\.statement\.'
+# No EU information system is configured here, so every eudr.statement operation answers its
+# documented 503 eudr_not_configured once its body has the right shape: every check but "no 5xx"
+# still applies (their answers with a system are tested end to end against the stub EU service).
+run_st --checks "$checks" --include-path-regex 'eudr\.statement\.'
+
