@@ -315,6 +315,27 @@ with_stub! {
         assert!(stub.requests_for("submitDds").is_empty());
     }
 
+    async fn a_submission_whose_answer_was_lost_is_found_by_its_reference_and_followed(app, stub) {
+        let (token, g1, _) = world(&app, json!([])).await;
+        let t = token.as_str();
+        // The IS keeps the statement, but the connection drops before its answer arrives.
+        stub.inject_once("submitDds", Injection::LoseAnswer);
+        let (status, body) = app.call(t, "eudr.statement.submitStatement", import_body(&[&g1])).await;
+        assert_error(status, &body, 502, "eudr_unavailable");
+        assert_eq!(stub.statements().len(), 1, "the IS got the statement");
+        let listed = ok(&app, t, "eudr.statement.listSubmissions", json!({})).await;
+        let id = listed["submissions"][0]["id"].as_str().unwrap().to_owned();
+        assert!(own(&statements_of(&app, t, &g1).await).is_empty(), "nothing recorded unconfirmed");
+        // The poller asks by internal reference, takes the IS's uuid and follows it to AVAILABLE.
+        let s = until_status(&app, t, &id, "AVAILABLE").await;
+        assert!(!stub.requests_for("getDdsByInternalReference").is_empty(), "{s}");
+        assert_eq!(s["euUuid"].as_str(), Some(stub.statements()[0].uuid.as_str()), "{s}");
+        let own = own(&statements_of(&app, t, &g1).await);
+        assert_eq!(own.len(), 1, "{own:?}");
+        assert_eq!(own[0]["referenceNumber"], s["referenceNumber"], "{s}");
+        assert_eq!(own[0]["verification"]["result"], "EXISTING_USABLE");
+    }
+
     async fn a_submission_left_sending_is_resolved_by_the_poller(app, stub) {
         let (token, g1, _) = world(&app, json!([])).await;
         let t = token.as_str();

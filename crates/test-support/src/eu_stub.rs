@@ -159,6 +159,9 @@ pub enum Injection {
     Delay(Duration),
     /// Starts an answer and drops the connection mid-way.
     DropConnection,
+    /// Handles the request as usual (a submitted statement is kept), then drops the connection
+    /// instead of answering: the IS got the call, the caller never hears of it.
+    LoseAnswer,
 }
 
 /// One request as the stub received it.
@@ -631,6 +634,21 @@ async fn handle(
     }
     let answer = match injection {
         Some(Injection::DropConnection) => Answer::Drop,
+        Some(Injection::LoseAnswer) => {
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            // What it would have answered is dropped with the connection.
+            drop(serve(
+                &mut st,
+                service,
+                soap_action.as_deref(),
+                content_type.as_deref(),
+                parsed.as_ref().map_err(String::clone),
+                &operation,
+                None,
+                now,
+            ));
+            Answer::Drop
+        }
         Some(Injection::HttpStatus(code)) => Answer::Http(
             code,
             "<html><body><h1>Service Unavailable</h1></body></html>".into(),
