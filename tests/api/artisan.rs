@@ -4,11 +4,11 @@
 
 use std::str::FromStr;
 
+use roastery_app::green_lot::{ImportGreenLot, WeightInput};
+use roastery_app::location::ImportLocation;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
-use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
-use roastery_ports::location::ImportLocation;
 use roastery_ports::repo::GreenLotRepo;
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};

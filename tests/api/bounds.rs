@@ -254,7 +254,7 @@ both_databases! {
             "name": "=1+1", "locationId": location, "roastedDate": "2026-03-01T09:30:00Z",
             "weight": kg(40), "greenLots": green}})).await;
         let roast: uuid::Uuid = id(&roast["roastedLot"]).parse().unwrap();
-        let report = app.roastery.due_diligence_of_all(roastery_ports::due_diligence::DueDiligenceOf::Lot(roast)).unwrap();
+        let report = app.roastery.due_diligence_of_all(roastery_app::due_diligence::DueDiligenceOf::Lot(roast)).unwrap();
         let mut eudr = Vec::new();
         roastery_server::eudr::write_csv(&report, &mut eudr).unwrap();
         let first: uuid::Uuid = ids[0].parse().unwrap();

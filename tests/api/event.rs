@@ -643,13 +643,13 @@ both_databases! {
         // A webhook stored while private addresses were allowed (here: by the command line's use
         // cases) is FAILED at delivery by a server that refuses them, without a request.
         struct AllowAll;
-        impl roastery_ports::event::ReceiverCheck for AllowAll {
+        impl roastery_app::event::ReceiverCheck for AllowAll {
             fn check(&self, _: &roastery_domain::webhook::WebhookUrl) -> Result<(), roastery_domain::webhook::WebhookError> {
                 Ok(())
             }
         }
         let receiver = Receiver::start(0, Duration::ZERO);
-        let hook = app.roastery.create_webhook(roastery_ports::event::CreateWebhook {
+        let hook = app.roastery.create_webhook(roastery_app::event::CreateWebhook {
             url: receiver.url.clone(), types: vec![], description: None,
         }, &AllowAll).unwrap();
         ok(&app, &token, "core.location.importLocation", json!({"data": {"name": "Hamburg"}})).await;

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use oauth2::basic::BasicClient;
 use oauth2::{ClientId, ClientSecret, Scope as OAuthScope, TokenResponse, TokenUrl};
 use roastery_adapters_diesel::DieselStore;
-use roastery_ports::Roastery;
+use roastery_app::Roastery;
 use roastery_server::{Application, Config};
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
 //! quality.cupping and quality.physical end to end.
 
+use roastery_app::green_lot::{ImportGreenLot, WeightInput};
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::weight::WeightUnit;
-use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
 use rust_decimal::Decimal;
 use serde_json::Value;
 

@@ -91,11 +91,12 @@ impl DieselTx {
 impl BlendRepo for DieselTx {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
-        let item = self.blended_lot_item(lot)?;
+        // The item is stored by the unit of work once the lot is written (see `listing`).
+        self.written.blended(lot);
         diesel::insert_into(blended_lots::table)
             .values((
                 BlendedLotRow::from_domain(lot)?,
-                blended_lots::listing_item.eq(item),
+                blended_lots::listing_item.eq(None::<String>),
             ))
             .execute(self.conn())
             .store()?;
@@ -118,10 +119,11 @@ impl BlendRepo for DieselTx {
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
-        let item = self.blended_lot_item(lot)?;
+        // The item is stored by the unit of work once the lot is written (see `listing`).
+        self.written.blended(lot);
         diesel::update(blended_lots::table.find(lot.id.to_string()))
             .set((
-                blended_lots::listing_item.eq(item),
+                blended_lots::listing_item.eq(None::<String>),
                 blended_lots::weight_micros.eq(lot.stock.weight().micros()),
                 blended_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
                 blended_lots::last_modified_at.eq(to_db(lot.last_modified_at)),

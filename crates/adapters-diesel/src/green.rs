@@ -213,11 +213,12 @@ fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
 impl GreenLotRepo for DieselTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
-        let item = self.green_lot_item(lot)?;
+        // The item is stored by the unit of work once the lot is written (see `listing`).
+        self.written.green(lot);
         match diesel::insert_into(green_lots::table)
             .values((
                 GreenLotRow::from_domain(lot)?,
-                green_lots::listing_item.eq(item),
+                green_lots::listing_item.eq(None::<String>),
             ))
             .execute(self.conn())
             .store()
@@ -236,9 +237,10 @@ impl GreenLotRepo for DieselTx {
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let change = GreenLotRow::from_domain(lot)?.change();
-        let item = self.green_lot_item(lot)?;
+        // The item is stored by the unit of work once the lot is written (see `listing`).
+        self.written.green(lot);
         let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
-            .set((change, green_lots::listing_item.eq(item)))
+            .set((change, green_lots::listing_item.eq(None::<String>)))
             .execute(self.conn())
             .store()?;
         if updated == 0 {

@@ -1,7 +1,9 @@
 //! Diesel implementation of Roastery's store, on SQLite (embedded default) and PostgreSQL.
 //!
 //! One code base serves both databases through [`AnyConnection`]: portable SQL types only (text
-//! ids, integer micro-units, timestamps in UTC), no upserts, no `RETURNING`. On SQLite a write
+//! ids, integer micro-units, timestamps in UTC); what the multi-backend connection cannot express
+//! (upserts, `RETURNING`, multi-row inserts) runs on the concrete connection (`on_backend!`),
+//! the same statement on both. On SQLite a write
 //! unit of work is `BEGIN IMMEDIATE`: writers take turns. On PostgreSQL a write unit of work is a
 //! READ COMMITTED transaction whose loaders lock the rows it may change (`lock.rs`), in a fixed
 //! order, so writers of different rows run in parallel on any number of server instances and
@@ -56,9 +58,11 @@ mod product;
 mod profile;
 mod project;
 mod rate_limit;
+mod references;
 mod roast;
 mod row;
 mod schema;
+mod sqlite_reader;
 mod store;
 mod submission;
 mod system;
@@ -68,6 +72,5 @@ mod trace;
 pub use connection::{
     AnyConnection, Backend, DatabaseUrl, PoolOptions, default_application_name, redact,
 };
-pub use listing::{Rendered, StaleItem};
 pub use rate_limit::PgRateLimit;
 pub use store::{DieselStore, DieselTx};

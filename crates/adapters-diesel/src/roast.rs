@@ -268,11 +268,12 @@ pub(crate) fn id_texts(ids: &[Uuid]) -> Vec<String> {
 impl RoastRepo for DieselTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
-        let item = self.roasted_lot_item(lot)?;
+        // The item is stored by the unit of work once the lot is written (see `listing`).
+        self.written.roasted(lot);
         diesel::insert_into(roasted_lots::table)
             .values((
                 RoastedLotRow::from_domain(lot)?,
-                roasted_lots::listing_item.eq(item),
+                roasted_lots::listing_item.eq(None::<String>),
             ))
             .execute(self.conn())
             .store()?;
@@ -281,10 +282,11 @@ impl RoastRepo for DieselTx {
 
     fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
-        let item = self.roasted_lot_item(lot)?;
+        // The item is stored by the unit of work once the lot is written (see `listing`).
+        self.written.roasted(lot);
         diesel::update(roasted_lots::table.find(lot.id.to_string()))
             .set((
-                roasted_lots::listing_item.eq(item),
+                roasted_lots::listing_item.eq(None::<String>),
                 roasted_lots::weight_micros.eq(lot.stock.weight().micros()),
                 roasted_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
                 roasted_lots::last_modified_at.eq(to_db(lot.last_modified_at)),

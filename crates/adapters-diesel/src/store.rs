@@ -6,7 +6,6 @@ use std::time::Duration;
 use diesel::Connection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 
-use roastery_ports::listing::ListingRender;
 use roastery_ports::{AppError, Store, StoreError};
 
 use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool, PoolOptions};
@@ -26,10 +25,8 @@ pub struct DieselStore {
     /// SQLite has one writer at a time anyway; queueing writers of this process here, before
     /// `BEGIN IMMEDIATE`, spares them SQLite's sleep-and-poll busy handler and its long tails.
     sqlite_writers: Arc<std::sync::Mutex<()>>,
-    /// Renders the listing items writes store with their lots; without it they store none.
-    pub(crate) listing: Option<Arc<dyn ListingRender>>,
     /// Locations and profiles read so far (they never change).
-    references: Arc<crate::listing::References>,
+    references: Arc<crate::references::References>,
     /// Tells this store's SQLite read connections (kept per thread) from another store's.
     identity: Arc<()>,
 }
@@ -65,18 +62,9 @@ impl DieselStore {
             replica: None,
             url,
             sqlite_writers: Default::default(),
-            listing: None,
             references: Default::default(),
             identity: Arc::new(()),
         })
-    }
-
-    /// Writes store each lot's listing item, rendered by `render`, and items missing or of
-    /// another version are rendered now.
-    pub fn with_listing(mut self, render: Arc<dyn ListingRender>) -> Result<Self, AppError> {
-        self.listing = Some(render);
-        self.render_listing_items()?;
-        Ok(self)
     }
 
     pub fn backend(&self) -> Backend {
@@ -129,7 +117,7 @@ impl DieselStore {
             conn,
             lock_rows: false,
             changes: Default::default(),
-            listing: self.listing.clone(),
+            written: Default::default(),
             references: self.references.clone(),
         }
     }
@@ -228,7 +216,7 @@ impl Store for DieselStore {
             // WAL readers never wait for the writer: a page is read on this thread's own
             // connection, with no pool and no thread hand-off.
             Backend::Sqlite => {
-                let conn = crate::listing::take_sqlite_reader(
+                let conn = crate::sqlite_reader::take_sqlite_reader(
                     &self.identity,
                     &connection::Manager {
                         url: self.url.clone(),
@@ -237,7 +225,7 @@ impl Store for DieselStore {
                 let mut tx = self.tx(TxConnection::Local(Box::new(conn)));
                 let outcome = work(&mut tx);
                 if let TxConnection::Local(conn) = tx.conn {
-                    crate::listing::give_back_sqlite_reader(&self.identity, *conn);
+                    crate::sqlite_reader::give_back_sqlite_reader(&self.identity, *conn);
                 }
                 outcome
             }
@@ -329,9 +317,9 @@ pub struct DieselTx {
     pub(crate) lock_rows: bool,
     /// Changes noted by the repositories and not yet turned into events.
     pub(crate) changes: roastery_domain::event::Changes,
-    /// See [`DieselStore::with_listing`].
-    pub(crate) listing: Option<Arc<dyn ListingRender>>,
-    pub(crate) references: Arc<crate::listing::References>,
+    /// Lots written whose listing items the unit of work has not stored yet.
+    pub(crate) written: roastery_ports::listing::WrittenLots,
+    pub(crate) references: Arc<crate::references::References>,
 }
 
 impl DieselTx {

@@ -32,6 +32,17 @@ impl SystemRepo for DieselTx {
             .store()
     }
 
+    fn put_setting(&mut self, name: &str, value: &str) -> StoreResult<()> {
+        on_backend!(self.conn(), |c| diesel::insert_into(settings::table)
+            .values((settings::name.eq(name), settings::value.eq(value)))
+            .on_conflict(settings::name)
+            .do_update()
+            .set(settings::value.eq(value))
+            .execute(c))
+        .store()
+        .map(drop)
+    }
+
     fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {
         // One statement takes the next number and reads it back (and locks the counter's row
         // on PostgreSQL until the transaction ends, which keeps the numbers gapless).

@@ -30,8 +30,8 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::{Weight, WeightUnit};
-use roastery_ports::reference::LocationRef;
 use roastery_ports::repo::*;
+use roastery_ports::view::LocationRef;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
@@ -783,9 +783,9 @@ impl TraceRepo for DieselTx {
             }
             // An embedded database costs no round trips: the parts are read one query each,
             // in one read transaction so that they agree.
-            AnyConnection::Sqlite(_) => {
-                self.in_read_transaction(|tx| trace_parts_by_parts(tx, lot_id, direction))
-            }
+            AnyConnection::Sqlite(_) => self.in_read_transaction(|tx| {
+                roastery_ports::trace_parts::trace_parts_by_parts(tx, lot_id, direction)
+            }),
         }
     }
 }

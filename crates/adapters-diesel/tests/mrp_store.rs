@@ -20,14 +20,15 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use roastery_adapters_diesel::DieselStore;
+use roastery_app::Roastery;
+use roastery_app::order::{ListOrders, SetOrder, SetOrderItem, SetOrderStatus};
+use roastery_app::product::{SyncProduct, SyncVariant};
 use roastery_domain::Violation;
 use roastery_domain::order::{CustomerType, Order, OrderStatus};
 use roastery_domain::page::{Limit, PageRequest};
 use roastery_domain::product::PackageSize;
-use roastery_ports::order::{ListOrders, SetOrder, SetOrderItem, SetOrderStatus};
-use roastery_ports::product::{SyncProduct, SyncVariant};
+use roastery_ports::AppError;
 use roastery_ports::testing::{ManualClock, SequentialIds};
-use roastery_ports::{AppError, Roastery};
 
 type App = Roastery<DieselStore>;
 
@@ -334,10 +335,10 @@ fn mrp_on_postgres() {
 /// the weight taken is exactly what was shipped, and on PostgreSQL the lots are locked in one
 /// order, so the database never has to break a deadlock.
 fn opposite_shipments(url: &str) {
+    use roastery_app::green_lot::{ImportGreenLot, WeightInput};
+    use roastery_app::order::{ShipAllocation, ShipOrder};
     use roastery_domain::green_lot_details::GreenLotDetails;
     use roastery_domain::weight::WeightUnit;
-    use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
-    use roastery_ports::order::{ShipAllocation, ShipOrder};
     use rust_decimal::Decimal;
 
     const ROUNDS: usize = 40;

@@ -20,6 +20,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use roastery_adapters_diesel::DieselStore;
+use roastery_app::Roastery;
+use roastery_app::blend::CreateBlend;
+use roastery_app::green_lot::{ImportGreenLot, WeightInput};
+use roastery_app::location::ImportLocation;
+use roastery_app::roast_log::ImportRoastLog;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
@@ -28,13 +33,9 @@ use roastery_domain::roast_log::{LogWeight, RoastLog};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
-use roastery_ports::blend::CreateBlend;
-use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
-use roastery_ports::location::ImportLocation;
+use roastery_ports::Store;
 use roastery_ports::repo::{EventRepo, RoastRepo, SystemRepo};
-use roastery_ports::roast_log::ImportRoastLog;
 use roastery_ports::testing::{ManualClock, SequentialIds};
-use roastery_ports::{Roastery, Store};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 

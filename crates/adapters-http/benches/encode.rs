@@ -12,13 +12,13 @@ use std::hint::black_box;
 use chrono::{DateTime, Utc};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use roastery_adapters_http::bench_support::encode_green_lot_page;
+use roastery_app::green_lot::GreenLotView;
 use roastery_domain::green_lot::{GreenLot, GreenLotImport};
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::location::Location;
 use roastery_domain::price::{Currency, Price};
 use roastery_domain::project::ProjectRef;
 use roastery_domain::weight::{Weight, WeightUnit};
-use roastery_ports::green_lot::GreenLotView;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 

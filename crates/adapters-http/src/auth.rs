@@ -75,7 +75,7 @@ mod tests {
     use std::time::Duration;
 
     use actix_web::test::TestRequest;
-    use roastery_ports::testing::memory_roastery;
+    use roastery_app::testing::memory_roastery;
 
     use super::*;
     use crate::cursor::CursorCodec;

@@ -1,7 +1,7 @@
 //! What the criterion benches reach: the answer of `listGreenLots`, encoded exactly as the
 //! operation encodes it. Not part of the API of this crate.
 
-use roastery_ports::green_lot::GreenLotView;
+use roastery_app::green_lot::GreenLotView;
 
 use crate::ops::green::GreenLotsResult;
 use crate::wire::GreenLotDto;

@@ -2,7 +2,7 @@
 //! bearer authentication and the HTTPS server.
 //!
 //! No SQL and no business rule lives here: handlers decode a request, call one use case of
-//! `roastery_ports::Roastery` and encode its answer.
+//! `roastery_app::Roastery` and encode its answer.
 
 pub mod artisan;
 mod auth;
@@ -57,7 +57,7 @@ pub fn due_diligence_result_json(
 
 /// The `result` of `mrp.plan.getNetRequirements` for `plan`, as the API encodes it (for the
 /// command line).
-pub fn net_requirements_result_json(plan: roastery_ports::plan::Plan) -> Result<String, ApiError> {
+pub fn net_requirements_result_json(plan: roastery_app::plan::Plan) -> Result<String, ApiError> {
     let result = ops::net_requirements_result(plan);
     serde_json::to_string_pretty(&result).map_err(ApiError::internal)
 }

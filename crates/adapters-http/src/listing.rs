@@ -2,11 +2,11 @@
 //! very DTOs the lot listings answer with, so a stored item is byte for byte what the domain
 //! path would answer.
 
+use roastery_app::blend::BlendedLotView;
+use roastery_app::green_lot::GreenLotView;
+use roastery_app::roast::RoastedLotView;
 use roastery_ports::StoreError;
-use roastery_ports::blend::BlendedLotView;
-use roastery_ports::green_lot::GreenLotView;
 use roastery_ports::listing::ListingRender;
-use roastery_ports::roast::RoastedLotView;
 use serde::Serialize;
 use utoipa::PartialSchema;
 

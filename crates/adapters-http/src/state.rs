@@ -3,9 +3,10 @@
 use std::time::Duration;
 
 use actix_web::web;
+use roastery_app::Roastery;
+use roastery_app::account::BearerRefusal;
 use roastery_domain::account::AccessGrant;
-use roastery_ports::account::BearerRefusal;
-use roastery_ports::{AppError, Roastery, Store, StoreError};
+use roastery_ports::{AppError, Store, StoreError};
 
 use crate::client_secret::SecretChecks;
 use crate::cursor::CursorCodec;
@@ -173,7 +174,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
-    use roastery_ports::testing::memory_roastery;
+    use roastery_app::testing::memory_roastery;
 
     use super::*;
     use crate::cursor::CursorCodec;

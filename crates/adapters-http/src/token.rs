@@ -10,8 +10,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use percent_encoding::percent_decode_str;
+use roastery_app::account::TokenError;
 use roastery_ports::Store;
-use roastery_ports::account::TokenError;
 use serde::Serialize;
 use utoipa::ToSchema;
 

@@ -14,12 +14,13 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use roastery_domain::webhook::{WebhookError, WebhookUrl, is_private};
-use roastery_ports::event::{
+use roastery_app::Roastery;
+use roastery_app::event::{
     ATTEMPT_TIMEOUT, ReceiverCheck, SendOutcome, WebhookTransport, signature,
 };
+use roastery_domain::webhook::{WebhookError, WebhookUrl, is_private};
+use roastery_ports::Store;
 use roastery_ports::repo::ClaimedDelivery;
-use roastery_ports::{Roastery, Store};
 use tokio::sync::Notify;
 
 use crate::metrics::Metrics;

@@ -38,7 +38,7 @@ use uuid::Uuid;
 
 use crate::error::StoreError;
 use crate::lock::ForUpdate;
-use crate::reference::LocationRef;
+use crate::view::LocationRef;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -47,6 +47,8 @@ pub trait SystemRepo {
     fn ping(&mut self) -> StoreResult<()>;
     /// The value of setting `name`, storing `value` first if it has none.
     fn setting_or_insert(&mut self, name: &str, value: &str) -> StoreResult<String>;
+    /// Sets setting `name` to `value`, whether it had one or not.
+    fn put_setting(&mut self, name: &str, value: &str) -> StoreResult<()>;
     /// The next number of `sequence` (1, 2, ...). Rolled back with the transaction, so numbers
     /// have no gaps and no duplicates.
     fn next_number(&mut self, sequence: &str) -> StoreResult<i64>;
@@ -84,6 +86,26 @@ pub trait LocationRepo {
     fn locations_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Location>>;
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>>;
     fn list_locations(&mut self, page: &PageRequest) -> StoreResult<Page<Location>>;
+    /// The stored locations among `ids` by id, read in one query (repeated ids read once).
+    fn locations_by_id(
+        &mut self,
+        ids: impl IntoIterator<Item = Uuid>,
+    ) -> StoreResult<std::collections::HashMap<Uuid, Location>>
+    where
+        Self: Sized,
+    {
+        let mut ids: Vec<Uuid> = ids.into_iter().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(std::collections::HashMap::new());
+        }
+        Ok(self
+            .locations_by_ids(&ids)?
+            .into_iter()
+            .map(|l| (l.id, l))
+            .collect())
+    }
 }
 
 pub trait ProjectRepo {
@@ -392,62 +414,6 @@ pub struct TraceParts {
     /// The cupped coffees of these lots, by cupping id, then the coffee's position in its
     /// cupping.
     pub cuppings: Vec<TracedCupping>,
-}
-
-/// [`TraceRepo::trace_parts`] read part by part (several queries): one snapshot only inside one
-/// transaction, which the caller provides.
-pub fn trace_parts_by_parts<T: TraceRepo + LocationRepo + ?Sized>(
-    tx: &mut T,
-    lot_id: Uuid,
-    direction: Direction,
-) -> StoreResult<Option<TraceParts>> {
-    let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
-        .map(|kind| TypedLotRef { id: lot_id, kind });
-    let Some(start) = tx.traced_lots(&candidates)?.into_iter().next() else {
-        return Ok(None);
-    };
-    let start = start.lot;
-    let edges = tx.trace_edges(start, direction)?;
-    let mut refs = std::collections::HashSet::from([start]);
-    for e in &edges {
-        refs.insert(e.from);
-        if let Reference::Lot(to) = e.to {
-            refs.insert(to);
-        }
-    }
-    let lots = tx.traced_lots(&refs.into_iter().collect::<Vec<_>>())?;
-    let locations =
-        crate::green_lot::locations_by_id(tx, lots.iter().filter_map(|l| l.location_id))?
-            .into_values()
-            .map(|l| LocationRef {
-                id: l.id,
-                external_id: l.external_id,
-            })
-            .collect();
-    let ids: Vec<Uuid> = lots.iter().map(|l| l.lot.id).collect();
-    let orders = tx.orders_shipped_from(&ids)?;
-    let traced: std::collections::HashSet<Uuid> = ids.iter().copied().collect();
-    let mut cuppings = Vec::new();
-    for cupping in tx.cuppings_of_lots(&ids)? {
-        for coffee in cupping.coffees() {
-            if traced.contains(&coffee.lot.id) {
-                cuppings.push(TracedCupping {
-                    id: cupping.id(),
-                    number: cupping.number(),
-                    state: cupping.state(),
-                    cupped_lot: coffee.lot,
-                });
-            }
-        }
-    }
-    Ok(Some(TraceParts {
-        start,
-        edges,
-        lots,
-        locations,
-        orders,
-        cuppings,
-    }))
 }
 
 /// EUDR due diligence of source green lots.

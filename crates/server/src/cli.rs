@@ -10,10 +10,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use roastery_app::Caller;
+use roastery_app::due_diligence::DueDiligenceOf;
+use roastery_app::epcis::EpcisOf;
 use roastery_domain::scope::Scope;
-use roastery_ports::Caller;
-use roastery_ports::due_diligence::DueDiligenceOf;
-use roastery_ports::epcis::EpcisOf;
 
 use crate::config::Config;
 use crate::startup::{Application, open_roastery};

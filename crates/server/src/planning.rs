@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
+use roastery_app::plan::Plan;
 use roastery_domain::planning::{MissingItem, kg3};
 use roastery_domain::stock::{LotKind, number};
-use roastery_ports::plan::Plan;
 use rust_decimal::Decimal;
 
 fn kg(amount: Decimal) -> String {

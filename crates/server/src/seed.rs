@@ -8,6 +8,18 @@
 use chrono::{TimeDelta, Utc};
 use std::str::FromStr;
 
+use roastery_app::Roastery;
+use roastery_app::blend::CreateBlend;
+use roastery_app::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
+use roastery_app::due_diligence::SetDueDiligence;
+use roastery_app::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
+use roastery_app::location::ImportLocation;
+use roastery_app::order::{SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder};
+use roastery_app::plan::{SetProfilePlanning, SetRecipe};
+use roastery_app::product::{SyncProduct, SyncVariant};
+use roastery_app::profile::ImportProfile;
+use roastery_app::project::ImportProject;
+use roastery_app::roast::{CurveDraft, RecordRoast};
 use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::NewSensorialAttribute;
 use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput, SupplierInput};
@@ -26,18 +38,7 @@ use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::RequestedWeight;
 use roastery_domain::weight::WeightUnit;
-use roastery_ports::blend::CreateBlend;
-use roastery_ports::cupping::{CreateCupping, RecordCuppingResults, ResultInput, SetCuppingState};
-use roastery_ports::due_diligence::SetDueDiligence;
-use roastery_ports::green_lot::{ImportGreenLot, PriceInput, TransferGreenLot, WeightInput};
-use roastery_ports::location::ImportLocation;
-use roastery_ports::order::{SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder};
-use roastery_ports::plan::{SetProfilePlanning, SetRecipe};
-use roastery_ports::product::{SyncProduct, SyncVariant};
-use roastery_ports::profile::ImportProfile;
-use roastery_ports::project::ImportProject;
-use roastery_ports::roast::{CurveDraft, RecordRoast};
-use roastery_ports::{Roastery, Store};
+use roastery_ports::Store;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 

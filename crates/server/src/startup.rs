@@ -14,7 +14,7 @@ use roastery_adapters_http::outbound::eudr::EudrClient;
 use roastery_adapters_http::outbound::eudr_jobs::{self, EudrJobs};
 use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
-use roastery_ports::Roastery;
+use roastery_app::Roastery;
 use roastery_ports::system::{RandomIds, SystemClock};
 
 use crate::config::Config;
@@ -36,14 +36,17 @@ pub fn open_roastery_with(
     options: &PoolOptions,
 ) -> anyhow::Result<Roastery<DieselStore>> {
     let store = DieselStore::open_with(url, options)
-        .with_context(|| format!("opening the database {}", redact(url)))?
-        .with_listing(Arc::new(WireListing))
+        .with_context(|| format!("opening the database {}", redact(url)))?;
+    let app = use_cases(store);
+    app.render_listing_items()
         .context("rendering the lots' listing items")?;
-    Ok(Roastery::new(
-        store,
-        Arc::new(SystemClock),
-        Arc::new(RandomIds),
-    ))
+    Ok(app)
+}
+
+/// The use cases over `store`, rendering the listing items of the lots they write.
+fn use_cases(store: DieselStore) -> Roastery<DieselStore> {
+    Roastery::new(store, Arc::new(SystemClock), Arc::new(RandomIds))
+        .rendering_listings(Arc::new(WireListing))
 }
 
 /// The same use cases, with listings, by-ids reads and traces served by the replica at `read_url`.
@@ -57,11 +60,7 @@ pub fn with_read_replica(
         .clone()
         .with_read_replica(read_url, options)
         .with_context(|| format!("opening the read replica {}", redact(read_url)))?;
-    Ok(Roastery::new(
-        store,
-        Arc::new(SystemClock),
-        Arc::new(RandomIds),
-    ))
+    Ok(use_cases(store))
 }
 
 /// Where a generated self-signed certificate goes: beside the SQLite file, or the working

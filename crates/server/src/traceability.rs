@@ -1,14 +1,15 @@
 //! `roastery verify` and `roastery trace`: the ledger audit and the genealogy of a lot, printed.
 
+use roastery_domain::stock::LotKind;
 use std::collections::HashMap;
 use std::io::Write;
 
 use roastery_adapters_diesel::DieselStore;
+use roastery_app::Roastery;
+use roastery_app::trace::Trace;
 use roastery_domain::ledger::Reference;
 use roastery_domain::stock::number;
 use roastery_domain::weight::Weight;
-use roastery_ports::Roastery;
-use roastery_ports::trace::Trace;
 use serde_json::{Value, json};
 
 use crate::csv::field;
@@ -45,12 +46,16 @@ pub fn verify(app: &Roastery<DieselStore>, out: &mut impl Write) -> anyhow::Resu
             audit.lots_checked
         )?;
     }
-    let (checked, stale) = app.store().check_listing_items()?;
+    let (checked, stale) = app.check_listing_items()?;
     for item in &stale {
         writeln!(
             out,
             "{} {}: its stored listing item differs from the lot ({})",
-            item.kind,
+            match item.kind {
+                LotKind::Green => "green lot",
+                LotKind::Roasted => "roasted lot",
+                LotKind::Blended => "blended lot",
+            },
             item.id,
             match &item.stored {
                 Some(_) => "stale",

@@ -21,8 +21,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use roastery_app::order::ListOrders;
 use roastery_domain::page::PageRequest;
-use roastery_ports::order::ListOrders;
 use roastery_test_support::browser::{browse, chromium};
 
 fn roastery(dir: &Path, args: &[&str]) -> String {

@@ -1,8 +1,8 @@
 //! inventory.blend: creating blends from roasted lots and listing blended lots.
 
 use actix_web::HttpResponse;
+use roastery_app::blend::{BlendedLotView, CreateBlend};
 use roastery_ports::Store;
-use roastery_ports::blend::{BlendedLotView, CreateBlend};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -1,12 +1,12 @@
 //! quality.cupping: cuppings, their cupped coffees with result summaries, and cupping results.
 
 use actix_web::HttpResponse;
+use roastery_app::cupping::{
+    CreateCupping, CuppingView, RecordCuppingResults, ResultInput, SetCuppingState,
+};
 use roastery_domain::cupping::CuppingState;
 use roastery_domain::cupping_result::{CuppingResult, NewSensorialAttribute, ScoringState};
 use roastery_ports::Store;
-use roastery_ports::cupping::{
-    CreateCupping, CuppingView, RecordCuppingResults, ResultInput, SetCuppingState,
-};
 use roastery_ports::repo::CuppingFilter;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use actix_web::HttpResponse;
+use roastery_app::{Caller, Roastery};
 use roastery_domain::submission::{Problem, StatementInput, Submission};
+use roastery_ports::Store;
 use roastery_ports::repo::SubmissionFilter;
-use roastery_ports::{Caller, Roastery, Store};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -37,7 +38,7 @@ impl<S: Store> Ctx<S> {
         })
     }
 
-    fn eudr_timing(&self) -> roastery_ports::submission::EudrTiming {
+    fn eudr_timing(&self) -> roastery_app::submission::EudrTiming {
         eudr_jobs::timing(&self.state.eudr_schedule)
     }
 }

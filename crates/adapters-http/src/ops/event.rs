@@ -1,10 +1,10 @@
 //! core.event: the change feed and webhooks.
 
 use actix_web::HttpResponse;
+use roastery_app::event::CreateWebhook;
 use roastery_domain::event::Event;
 use roastery_domain::webhook::Webhook;
 use roastery_ports::Store;
-use roastery_ports::event::CreateWebhook;
 use roastery_ports::repo::Delivery;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

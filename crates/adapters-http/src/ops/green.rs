@@ -1,14 +1,14 @@
 //! inventory.green.
 
 use actix_web::HttpResponse;
+use roastery_app::due_diligence::SetDueDiligence;
+use roastery_app::green_lot::{ImportGreenLot, SetGreenLotWeight, TransferGreenLot};
 use roastery_domain::due_diligence::{
     DueDiligence, DueDiligenceInput, Statement, StatementInput, SupplierInput,
 };
 use roastery_domain::geojson::Plots;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_ports::Store;
-use roastery_ports::due_diligence::SetDueDiligence;
-use roastery_ports::green_lot::{ImportGreenLot, SetGreenLotWeight, TransferGreenLot};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;

@@ -1,9 +1,9 @@
 //! core.location: importing and listing locations.
 
 use actix_web::HttpResponse;
+use roastery_app::location::ImportLocation;
 use roastery_domain::location::Location;
 use roastery_ports::Store;
-use roastery_ports::location::ImportLocation;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

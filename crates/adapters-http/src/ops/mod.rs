@@ -24,8 +24,9 @@ mod trace;
 use std::sync::Arc;
 
 use actix_web::HttpResponse;
+use roastery_app::{Caller, Roastery};
 use roastery_domain::page::{Page, PageRequest, Position};
-use roastery_ports::{AppError, Caller, Roastery, Store};
+use roastery_ports::{AppError, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -46,7 +47,7 @@ pub(crate) fn due_diligence_result(
 
 /// `getNetRequirements`' result DTO, for the command line.
 pub(crate) fn net_requirements_result(
-    plan: roastery_ports::plan::Plan,
+    plan: roastery_app::plan::Plan,
 ) -> plan::NetRequirementsResult {
     plan.into()
 }

@@ -1,15 +1,15 @@
 //! mrp.product and mrp.order.
 
 use actix_web::HttpResponse;
+use roastery_app::order::{
+    ListOrders, SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder,
+};
+use roastery_app::plan::{ProductView, SetRecipe};
+use roastery_app::product::{SyncProduct, SyncVariant};
 use roastery_domain::order::{CustomerType, Order, OrderStatus};
 use roastery_domain::planning::RecipeComponent;
 use roastery_domain::product::PackageSize;
 use roastery_ports::Store;
-use roastery_ports::order::{
-    ListOrders, SetOrder, SetOrderItem, SetOrderStatus, ShipAllocation, ShipOrder,
-};
-use roastery_ports::plan::{ProductView, SetRecipe};
-use roastery_ports::product::{SyncProduct, SyncVariant};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -1,11 +1,11 @@
 //! quality.physical: physical analyses of green, roasted and blended lots.
 
 use actix_web::HttpResponse;
+use roastery_app::physical::ListPhysicalAnalyses;
 use roastery_domain::physical_analysis::{
     NewDefect, NewPhysicalAnalysis, NewScreenSize, PhysicalAnalysis,
 };
 use roastery_ports::Store;
-use roastery_ports::physical::ListPhysicalAnalyses;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -2,10 +2,10 @@
 //! (api-decisions §15). Every weight is answered in KG, rounded half-even to grams.
 
 use actix_web::HttpResponse;
+use roastery_app::plan::{Plan, RunOutLine};
 use roastery_domain::planning::{MissingItem, NetRequirements};
 use roastery_domain::stock::{LotKind, number};
 use roastery_ports::Store;
-use roastery_ports::plan::{Plan, RunOutLine};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

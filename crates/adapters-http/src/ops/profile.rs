@@ -1,12 +1,12 @@
 //! inventory.roast profiles: importing a processing profile and reading profiles by id.
 
 use actix_web::HttpResponse;
+use roastery_app::plan::SetProfilePlanning;
+use roastery_app::profile::{ImportProfile, ProfileView};
 use roastery_domain::planning::{LossSource, Planning};
 use roastery_domain::profile::ComponentDraft;
 use roastery_domain::weight::RequestedWeight;
 use roastery_ports::Store;
-use roastery_ports::plan::SetProfilePlanning;
-use roastery_ports::profile::{ImportProfile, ProfileView};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -1,9 +1,9 @@
 //! core.project: importing and listing projects.
 
 use actix_web::HttpResponse;
+use roastery_app::project::ImportProject;
 use roastery_domain::project::Project;
 use roastery_ports::Store;
-use roastery_ports::project::ImportProject;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

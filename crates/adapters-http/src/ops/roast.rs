@@ -2,15 +2,16 @@
 //! log and setting a roasted lot's weight. Profiles are in `profile.rs`.
 
 use actix_web::HttpResponse;
+use roastery_app::Roastery;
+use roastery_app::roast::{
+    CurveDraft, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
+};
+use roastery_app::roast_log::ImportRoastLog;
 use roastery_domain::measure::{Measure, Unit};
 use roastery_domain::page::Page;
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetailsDraft;
-use roastery_ports::roast::{
-    CurveDraft, RecordRoast, RecordedRoast, RoastDetailsView, RoastedLotView, SetRoastedLotWeight,
-};
-use roastery_ports::roast_log::ImportRoastLog;
-use roastery_ports::{AppError, Roastery, Store};
+use roastery_ports::{AppError, Store};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -1,6 +1,10 @@
 //! inventory.trace: the ledger and the genealogy of lots.
 
 use actix_web::HttpResponse;
+use roastery_app::due_diligence::DueDiligenceOf;
+use roastery_app::epcis::EpcisOf;
+use roastery_app::plan::CostOf;
+use roastery_app::trace::{ListLedgerEntries, Trace, TraceLotView, TracedCupping};
 use roastery_domain::cost::{Amounts, Cost, money6};
 use roastery_domain::decimal::from_micros;
 use roastery_domain::due_diligence::DueDiligenceReport;
@@ -8,10 +12,6 @@ use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::number;
 use roastery_ports::Store;
-use roastery_ports::due_diligence::DueDiligenceOf;
-use roastery_ports::epcis::EpcisOf;
-use roastery_ports::plan::CostOf;
-use roastery_ports::trace::{ListLedgerEntries, Trace, TraceLotView, TracedCupping};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;

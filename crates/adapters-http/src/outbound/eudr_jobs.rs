@@ -10,12 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::TimeDelta;
+use roastery_app::Roastery;
+use roastery_app::due_diligence::GreenLotWithDueDiligence;
+use roastery_app::submission::{EudrTiming, PollOutcome, ToVerify};
 use roastery_domain::dds::OperatorRole;
 use roastery_domain::submission::{Modification, StatementInput, Submission, SubmissionStatus};
-use roastery_ports::due_diligence::GreenLotWithDueDiligence;
 use roastery_ports::eudr::{DeclarationCheck, EudrSystem};
-use roastery_ports::submission::{EudrTiming, PollOutcome, ToVerify};
-use roastery_ports::{AppError, Roastery, Store, StoreError};
+use roastery_ports::{AppError, Store, StoreError};
 use tokio::sync::Notify;
 use uuid::Uuid;
 
@@ -286,13 +287,14 @@ impl<S: Store, E: EudrSystem> EudrJobs<S, E> {
 mod tests {
     use std::sync::Mutex;
 
+    use roastery_app::due_diligence::SetDueDiligence;
+    use roastery_app::green_lot::{ImportGreenLot, WeightInput};
+    use roastery_app::testing::memory_roastery;
     use roastery_domain::dds::{DdsStatement, EudrStatus, VerificationResult};
     use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput as SIn};
     use roastery_domain::weight::WeightUnit;
-    use roastery_ports::due_diligence::SetDueDiligence;
     use roastery_ports::eudr::{DdsModification, DdsOverview, EudrFault};
-    use roastery_ports::green_lot::{ImportGreenLot, WeightInput};
-    use roastery_ports::testing::{InMemoryStore, ManualClock, memory_roastery};
+    use roastery_ports::testing::{InMemoryStore, ManualClock};
     use rust_decimal::Decimal;
 
     use super::*;

@@ -1,7 +1,7 @@
 //! A green lot as every operation answers it (green lot operations, and a roast's green lots
 //! after it).
 
-use roastery_ports::green_lot::GreenLotView;
+use roastery_app::green_lot::GreenLotView;
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -2,9 +2,9 @@
 //! (its sign is judged by the use case after the lookups, so that an unknown lot ranks before a
 //! negative weight), the lots a roast or blend uses, lists of names.
 
+use roastery_app::green_lot::{PriceInput, WeightInput};
 use roastery_domain::price::Currency;
 use roastery_domain::weight::WeightUnit;
-use roastery_ports::green_lot::{PriceInput, WeightInput};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;

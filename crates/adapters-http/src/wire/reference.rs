@@ -1,11 +1,11 @@
 //! References to other resources as several operations write or read them: lots by id and type,
 //! by id and name, locations, names.
 
+use roastery_app::reference::{LocationRef, NamedLotRef};
 use roastery_domain::lot_source::LotSource;
 use roastery_domain::profile::GreenLotRef;
 use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::TypedLotRef;
-use roastery_ports::reference::{LocationRef, NamedLotRef};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;

@@ -18,6 +18,8 @@ pub struct BlendData {
 
 impl BlendRepo for MemTx {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
+        self.clear_item(roastery_domain::stock::LotKind::Blended, lot.id);
+        self.written.blended(lot);
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
         self.data.blend.lots.push(lot.clone());
         Ok(())
@@ -33,6 +35,8 @@ impl BlendRepo for MemTx {
     }
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {
+        self.clear_item(roastery_domain::stock::LotKind::Blended, lot.id);
+        self.written.blended(lot);
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Updated);
         if let Some(stored) = self.data.blend.lots.iter_mut().find(|l| l.id == lot.id) {
             stored.stock = lot.stock;

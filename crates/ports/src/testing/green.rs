@@ -19,6 +19,8 @@ pub struct GreenData {
 
 impl GreenLotRepo for MemTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
+        self.clear_item(roastery_domain::stock::LotKind::Green, lot.id);
+        self.written.green(lot);
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
         let lots = &self.data.green.lots;
         if lots.iter().any(|l| {
@@ -43,6 +45,8 @@ impl GreenLotRepo for MemTx {
     }
 
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
+        self.clear_item(roastery_domain::stock::LotKind::Green, lot.id);
+        self.written.green(lot);
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let stored = self
             .data

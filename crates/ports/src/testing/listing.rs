@@ -1,39 +1,161 @@
-//! The in-memory store keeps no listing items: its listings are answered from the domain.
+//! The in-memory store keeps listing items as the databases do: cleared when a lot is written,
+//! stored by the unit of work that wrote it, answered as stored.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::page::PageRequest;
+use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
 use super::MemTx;
-use crate::listing::{ListingItem, ListingRepo};
+use crate::error::StoreError;
+use crate::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
 use crate::repo::StoreResult;
+
+/// The stored item of each lot that has one.
+#[derive(Debug, Clone, Default)]
+pub struct ListingData {
+    items: HashMap<(LotKind, Uuid), String>,
+}
+
+impl MemTx {
+    /// Clears the item of a lot being written and remembers the lot.
+    pub(super) fn clear_item(&mut self, kind: LotKind, id: Uuid) {
+        self.data.listing.items.remove(&(kind, id));
+    }
+
+    /// Up to `limit + 1` stored items of `rows` (sort key, id), newest first after the page's
+    /// keyset; `None` when one of them has no item.
+    fn item_page(
+        &self,
+        kind: LotKind,
+        rows: Vec<(DateTime<Utc>, Uuid)>,
+        page: &PageRequest,
+    ) -> StoreResult<Option<Vec<ListingItem>>> {
+        let after = page
+            .keyset()
+            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        let mut rows: Vec<_> = rows
+            .into_iter()
+            .filter(|k| after.is_none_or(|a| *k < a))
+            .collect();
+        rows.sort_by_key(|k| std::cmp::Reverse(*k));
+        rows.truncate(page.limit.as_usize().saturating_add(1));
+        self.items_of(kind, rows)
+    }
+
+    fn items_of(
+        &self,
+        kind: LotKind,
+        rows: Vec<(DateTime<Utc>, Uuid)>,
+    ) -> StoreResult<Option<Vec<ListingItem>>> {
+        let mut items = Vec::with_capacity(rows.len());
+        for (at, id) in rows {
+            let Some(json) = self.data.listing.items.get(&(kind, id)) else {
+                return Ok(None);
+            };
+            items.push(ListingItem {
+                id,
+                at,
+                json: json.clone(),
+            });
+        }
+        Ok(Some(items))
+    }
+
+    fn lot_ids(&self, kind: LotKind) -> Vec<Uuid> {
+        match kind {
+            LotKind::Green => self.data.green.lots.iter().map(|l| l.id).collect(),
+            LotKind::Roasted => self.data.roast.lots.iter().map(|l| l.id).collect(),
+            LotKind::Blended => self.data.blend.lots.iter().map(|l| l.id).collect(),
+        }
+    }
+}
 
 impl ListingRepo for MemTx {
     fn green_lot_items(
         &mut self,
-        _modified_from: Option<DateTime<Utc>>,
-        _page: &PageRequest,
+        modified_from: Option<DateTime<Utc>>,
+        page: &PageRequest,
     ) -> StoreResult<Option<Vec<ListingItem>>> {
-        Ok(None)
+        let rows = (self.data.green.lots.iter())
+            .filter(|l| modified_from.is_none_or(|from| l.last_modified_date >= from))
+            .map(|l| (l.registration_date, l.id))
+            .collect();
+        self.item_page(LotKind::Green, rows, page)
     }
 
     fn roasted_lot_items(
         &mut self,
-        _from: Option<DateTime<Utc>>,
-        _page: &PageRequest,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
     ) -> StoreResult<Option<Vec<ListingItem>>> {
-        Ok(None)
+        let rows = (self.data.roast.lots.iter())
+            .filter(|l| from.is_none_or(|from| l.roasted_date >= from))
+            .map(|l| (l.roasted_date, l.id))
+            .collect();
+        self.item_page(LotKind::Roasted, rows, page)
     }
 
-    fn roasted_lot_items_by_ids(&mut self, _ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>> {
-        Ok(None)
+    fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>> {
+        let rows = (self.data.roast.lots.iter())
+            .filter(|l| ids.contains(&l.id))
+            .map(|l| (l.roasted_date, l.id))
+            .collect();
+        self.items_of(LotKind::Roasted, rows)
     }
 
     fn blended_lot_items(
         &mut self,
-        _from: Option<DateTime<Utc>>,
-        _page: &PageRequest,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
     ) -> StoreResult<Option<Vec<ListingItem>>> {
-        Ok(None)
+        let rows = (self.data.blend.lots.iter())
+            .filter(|l| from.is_none_or(|from| l.blended_date >= from))
+            .map(|l| (l.blended_date, l.id))
+            .collect();
+        self.item_page(LotKind::Blended, rows, page)
+    }
+
+    fn take_written_lots(&mut self) -> WrittenLots {
+        std::mem::take(&mut self.written)
+    }
+
+    fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {
+        let known = self.lot_ids(kind);
+        for item in items {
+            if known.contains(&item.id) {
+                (self.data.listing.items).insert((kind, item.id), item.json.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn lots_to_render(
+        &mut self,
+        kind: LotKind,
+        all: bool,
+        after: Option<Uuid>,
+        limit: usize,
+    ) -> StoreResult<Vec<Uuid>> {
+        let mut ids: Vec<Uuid> = (self.lot_ids(kind).into_iter())
+            .filter(|id| after.is_none_or(|a| *id > a))
+            .filter(|id| all || !self.data.listing.items.contains_key(&(kind, *id)))
+            .collect();
+        ids.sort_unstable();
+        ids.truncate(limit);
+        Ok(ids)
+    }
+
+    fn stored_listing_items(
+        &mut self,
+        kind: LotKind,
+        ids: &[Uuid],
+    ) -> StoreResult<Vec<(Uuid, Option<String>)>> {
+        Ok((self.lot_ids(kind).into_iter())
+            .filter(|id| ids.contains(id))
+            .map(|id| (id, self.data.listing.items.get(&(kind, id)).cloned()))
+            .collect())
     }
 }

@@ -32,7 +32,7 @@ use uuid::Uuid;
 use crate::error::{AppError, StoreError};
 use crate::lock::{RowLocks, Rows};
 use crate::repo::StoreResult;
-use crate::{Clock, IdGen, Roastery, Store};
+use crate::{Clock, IdGen, Store};
 
 /// Everything the in-memory store holds.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +53,7 @@ pub struct MemData {
     pub events: event::EventData,
     pub plan: plan::PlanData,
     pub submissions: submission::SubmissionData,
+    pub listing: listing::ListingData,
 }
 
 /// One transaction: a private copy of the data.
@@ -61,6 +62,8 @@ pub struct MemTx {
     pub data: MemData,
     /// Changes noted and not yet turned into events.
     pub changes: roastery_domain::event::Changes,
+    /// Lots written and their items not stored yet.
+    pub written: crate::listing::WrittenLots,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -76,6 +79,7 @@ impl Store for InMemoryStore {
         let mut tx = MemTx {
             data: data.clone(),
             changes: Default::default(),
+            written: Default::default(),
         };
         drop(data);
         work(&mut tx)
@@ -90,6 +94,7 @@ impl Store for InMemoryStore {
         let mut tx = MemTx {
             data: data.clone(),
             changes: Default::default(),
+            written: Default::default(),
         };
         let value = work(&mut tx)?;
         if !tx.changes.is_empty() {
@@ -159,17 +164,6 @@ impl IdGen for SequentialIds {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         format!("{n:0>width$}", width = bytes.max(4))
     }
-}
-
-/// A [`Roastery`] over a fresh in-memory store, and its clock.
-pub fn memory_roastery() -> (Roastery<InMemoryStore>, ManualClock) {
-    let clock = ManualClock::default();
-    let app = Roastery::new(
-        InMemoryStore::default(),
-        Arc::new(clock.clone()),
-        Arc::new(SequentialIds::default()),
-    );
-    (app, clock)
 }
 
 /// Newest-first keyset paging over records held in memory.

@@ -25,6 +25,8 @@ pub struct RoastData {
 
 impl RoastRepo for MemTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
+        self.clear_item(roastery_domain::stock::LotKind::Roasted, lot.id);
+        self.written.roasted(lot);
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
         if let Some(external_id) = &lot.external_id
             && self
@@ -49,6 +51,8 @@ impl RoastRepo for MemTx {
     }
 
     fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {
+        self.clear_item(roastery_domain::stock::LotKind::Roasted, lot.id);
+        self.written.roasted(lot);
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Updated);
         if let Some(stored) = self.data.roast.lots.iter_mut().find(|l| l.id == lot.id) {
             stored.stock = lot.stock;

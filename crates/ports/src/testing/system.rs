@@ -26,6 +26,14 @@ impl SystemRepo for MemTx {
             .clone())
     }
 
+    fn put_setting(&mut self, name: &str, value: &str) -> StoreResult<()> {
+        self.data
+            .system
+            .settings
+            .insert(name.to_owned(), value.to_owned());
+        Ok(())
+    }
+
     fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {
         let n = self
             .data

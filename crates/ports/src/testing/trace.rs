@@ -260,7 +260,7 @@ impl TraceRepo for MemTx {
         direction: Direction,
     ) -> StoreResult<Option<TraceParts>> {
         // A unit of work of this store reads its own copy of the data: one snapshot.
-        trace_parts_by_parts(self, lot_id, direction)
+        crate::trace_parts::trace_parts_by_parts(self, lot_id, direction)
     }
 }
 

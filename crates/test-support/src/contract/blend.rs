@@ -1,6 +1,8 @@
 //! Blended lots.
 
 use chrono::{DateTime, Utc};
+use roastery_app::blend::CreateBlend;
+use roastery_app::green_lot::WeightInput;
 use roastery_domain::blended_lot::{BlendedLot, NewBlend, create_blend};
 use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
@@ -9,8 +11,6 @@ use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
-use roastery_ports::blend::CreateBlend;
-use roastery_ports::green_lot::WeightInput;
 use roastery_ports::repo::{BlendRepo, LocationRepo, RoastRepo, SystemRepo};
 use uuid::Uuid;
 

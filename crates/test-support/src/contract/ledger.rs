@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
+use roastery_app::trace::{LotNotFound, Trace, TraceLotView};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::cupping::{Cupping, CuppingState};
 use roastery_domain::green_lot::GreenLot;
@@ -17,13 +18,12 @@ use roastery_domain::product::Sku;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::{LotKind, Stock, TypedLotRef};
 use roastery_domain::weight::{Weight, WeightUnit};
-use roastery_ports::reference::LocationRef;
 use roastery_ports::repo::{
     BlendRepo, CuppingRepo, GreenLotRepo, LedgerFilter, LocationRepo, LotAudit, OrderRepo,
     ProductRepo, RoastRepo, TraceRepo, TracedCupping, TracedLot,
 };
 use roastery_ports::testing::InMemoryStore;
-use roastery_ports::trace::{LotNotFound, Trace, TraceLotView};
+use roastery_ports::view::LocationRef;
 use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
 use uuid::Uuid;

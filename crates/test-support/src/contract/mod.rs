@@ -22,9 +22,10 @@ pub mod webhook;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+use roastery_app::Roastery;
 use roastery_domain::page::{Limit, Page, PageRequest};
 use roastery_ports::testing::{ManualClock, SequentialIds};
-use roastery_ports::{AppError, Roastery, Store, StoreError};
+use roastery_ports::{AppError, Store, StoreError};
 
 /// One `#[test]` per contract function, each on a store made by `$open`, an expression of type
 /// `Option<(S, G)>`: the store and a guard kept alive for the test (a temporary database), or

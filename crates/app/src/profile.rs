@@ -8,11 +8,11 @@ use roastery_domain::profile::{
 };
 use uuid::Uuid;
 
-use crate::error::AppError;
 use crate::project::resolve_projects;
 use crate::reference::{NamedLotRef, found_in_asked_order};
-use crate::repo::*;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileView {

@@ -19,11 +19,11 @@ use std::collections::HashMap;
 use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
-use crate::error::AppError;
 use crate::green_lot::GreenLotView;
-use crate::repo::*;
 use crate::trace::LotNotFound;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
 
 /// Whether `shipOrder` requires complete due diligence (`ROASTERY_EUDR_ENFORCE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -241,10 +241,11 @@ mod tests {
     use super::*;
     use crate::green_lot::{ImportGreenLot, TransferGreenLot, WeightInput};
     use crate::location::ImportLocation;
-    use crate::testing::{InMemoryStore, memory_roastery};
+    use crate::testing::memory_roastery;
     use roastery_domain::Violation;
     use roastery_domain::due_diligence::{MissingReason, StatementInput};
     use roastery_domain::weight::WeightUnit;
+    use roastery_ports::testing::InMemoryStore;
     use rust_decimal::Decimal;
 
     const PLOTS: &str = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":2}}]}"#;

@@ -8,21 +8,9 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use crate::Repos;
-use crate::error::AppError;
+use roastery_ports::error::AppError;
 
-/// `location` of a lot: `{"id", "externalId"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocationRef {
-    pub id: Uuid,
-    pub external_id: Option<String>,
-}
-
-/// An `ObjectReference` to a lot: `{"id", "name"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedLotRef {
-    pub id: Uuid,
-    pub name: String,
-}
+pub use roastery_ports::view::{LocationRef, NamedLotRef};
 
 /// The records found for an asked id list, in the asked order, unknown ids left out, paged by
 /// index.
@@ -46,7 +34,7 @@ pub(crate) fn location_ref(tx: &mut impl Repos, id: Uuid) -> Result<LocationRef,
     })
 }
 
-/// [`location_ref`] among locations read at once with [`crate::green_lot::locations_by_id`].
+/// [`location_ref`] among locations read at once with `LocationRepo::locations_by_id`.
 pub(crate) fn location_ref_in(locations: &HashMap<Uuid, Location>, id: Uuid) -> LocationRef {
     LocationRef {
         id,

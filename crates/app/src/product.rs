@@ -11,10 +11,10 @@ use roastery_domain::bulk::{self, Change};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{PackageSize, Product, ProductInput, Sku, plan_products};
 
-use crate::error::{AppError, StoreError};
-use crate::lock::ForUpdate;
-use crate::repo::*;
 use crate::{Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::lock::ForUpdate;
+use roastery_ports::repo::*;
 
 /// One product of a `syncProducts` call, as the client sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,7 +144,7 @@ mod tests {
         }
     }
 
-    fn all(app: &Roastery<crate::testing::InMemoryStore>) -> Vec<Product> {
+    fn all(app: &Roastery<roastery_ports::testing::InMemoryStore>) -> Vec<Product> {
         app.list_products(PageRequest {
             limit: Limit::parse(Some(100)).unwrap(),
             after: None,

@@ -22,11 +22,11 @@ use roastery_domain::weight::WeightUnit;
 use uuid::Uuid;
 
 use crate::due_diligence::GreenLotWithDueDiligence;
-use crate::error::AppError;
-use crate::eudr::{DdsModification, DdsOverview, DeclarationCheck, EudrFault};
 use crate::green_lot::GreenLotView;
-use crate::repo::*;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::eudr::{DdsModification, DdsOverview, DeclarationCheck, EudrFault};
+use roastery_ports::repo::*;
 
 /// The waits of the EUDR connector (`ROASTERY_EUDR_POLL_SCALE`, `ROASTERY_EUDR_REVERIFY_DAYS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -632,9 +632,10 @@ mod tests {
     use super::*;
     use crate::due_diligence::SetDueDiligence;
     use crate::green_lot::{ImportGreenLot, WeightInput};
-    use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
+    use crate::testing::memory_roastery;
     use roastery_domain::Violation;
     use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput as SIn};
+    use roastery_ports::testing::{InMemoryStore, ManualClock};
     use rust_decimal::Decimal;
 
     const PLOTS: &str = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":2,"ProducerName":"Finca"}}]}"#;
@@ -861,7 +862,7 @@ mod tests {
         let s = app
             .finish_submission(
                 begun.submission.id,
-                &Err(EudrFault::Rejected(vec![crate::eudr::EuError {
+                &Err(EudrFault::Rejected(vec![roastery_ports::eudr::EuError {
                     code: "EUDR_COMMODITIES_HS_CODE_INVALID".into(),
                     field: None,
                     message: "bad".into(),

@@ -3,9 +3,9 @@
 use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 
-use crate::error::AppError;
-use crate::repo::*;
 use crate::{Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportLocation {

@@ -7,9 +7,9 @@ use roastery_domain::physical_analysis::{
 };
 use uuid::Uuid;
 
-use crate::error::AppError;
-use crate::repo::*;
 use crate::{Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
 
 /// Which analyses to list: `analysisDate` from (inclusive) / to (exclusive), and the analysed
 /// lots (`analysedLotIds`, at most 100, when given).
@@ -68,11 +68,12 @@ impl<S: Store> Roastery<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{memory_roastery, register_lot};
+    use crate::testing::memory_roastery;
     use roastery_domain::Violation;
     use roastery_domain::physical_analysis::{NewDefect, NewScreenSize};
     use roastery_domain::stock::LotKind;
     use roastery_domain::stock::TypedLotRef;
+    use roastery_ports::testing::register_lot;
     use rust_decimal::Decimal;
     use std::str::FromStr;
 

@@ -5,10 +5,10 @@
 use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
 use crate::green_lot::WeightInput;
 use crate::roast::{CheckedRoast, RecordedRoast, check_request, roasted_view};
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
 
 /// A roast log to import: the parsed log and what the request adds to it.
 #[derive(Debug, Clone, PartialEq, Eq)]

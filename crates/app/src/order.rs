@@ -25,10 +25,10 @@ use roastery_domain::stock::{LotKind, Stock, StockError};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
-use crate::lock::ForUpdate;
-use crate::repo::*;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::lock::ForUpdate;
+use roastery_ports::repo::*;
 
 /// One order of a `setOrders` call, as the client sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -394,13 +394,14 @@ impl<S: Store> Roastery<S> {
 mod tests {
     use super::*;
     use crate::product::{SyncProduct, SyncVariant};
-    use crate::testing::{InMemoryStore, memory_roastery};
+    use crate::testing::memory_roastery;
     use chrono::TimeDelta;
     use roastery_domain::Violation;
     use roastery_domain::bulk::BatchShapeError;
     use roastery_domain::page::Limit;
     use roastery_domain::product::PackageSize;
     use roastery_domain::text::TextError;
+    use roastery_ports::testing::InMemoryStore;
 
     fn at(s: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap()
@@ -422,7 +423,10 @@ mod tests {
         }
     }
 
-    fn app_with_skus() -> (Roastery<InMemoryStore>, crate::testing::ManualClock) {
+    fn app_with_skus() -> (
+        Roastery<InMemoryStore>,
+        roastery_ports::testing::ManualClock,
+    ) {
         let (app, clock) = memory_roastery();
         app.sync_products(vec![SyncProduct {
             external_id: "p-1".into(),

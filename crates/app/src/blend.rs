@@ -11,13 +11,15 @@ use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
-use crate::error::AppError;
 use crate::green_lot::WeightInput;
 use crate::lot_sources;
 use crate::project::resolve_projects;
-use crate::reference::{LocationRef, location_ref, location_ref_in};
-use crate::repo::*;
+use crate::reference::{location_ref, location_ref_in};
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
+
+pub use roastery_ports::view::BlendedLotView;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreateBlend {
@@ -27,12 +29,6 @@ pub struct CreateBlend {
     /// Each roasted lot used and the weight taken from it, in the client's order.
     pub roasted_lots: Vec<(Uuid, WeightInput)>,
     pub projects: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlendedLotView {
-    pub lot: BlendedLot,
-    pub location: LocationRef,
 }
 
 fn blended_view(tx: &mut impl Repos, lot: BlendedLot) -> Result<BlendedLotView, AppError> {
@@ -127,8 +123,7 @@ impl<S: Store> Roastery<S> {
         self.store.read_replica(|tx| {
             let lots = tx.list_blended_lots(from, &page)?;
             // The page's locations in one query, not one per lot.
-            let locations =
-                crate::green_lot::locations_by_id(tx, lots.items.iter().map(|l| l.location_id))?;
+            let locations = tx.locations_by_id(lots.items.iter().map(|l| l.location_id))?;
             let next = lots.next;
             let items = lots
                 .items

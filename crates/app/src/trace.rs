@@ -14,11 +14,11 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
-use crate::error::AppError;
 use crate::reference::LocationRef;
-pub use crate::repo::TracedCupping;
-use crate::repo::*;
 use crate::{Roastery, Store};
+use roastery_ports::error::AppError;
+pub use roastery_ports::repo::TracedCupping;
+use roastery_ports::repo::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ListLedgerEntries {

@@ -5,11 +5,11 @@ use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account, AccountError};
 use roastery_domain::scope::ScopeSet;
 
-use crate::error::AppError;
-use crate::repo::*;
-use crate::repo::{Credentials, StoredGrant};
-use crate::secret::{decoy_hash, hash_secret, hash_token, verify_secret};
 use crate::{Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
+use roastery_ports::repo::{Credentials, StoredGrant};
+use roastery_ports::secret::{decoy_hash, hash_secret, hash_token, verify_secret};
 
 /// A freshly created account with its secret, which is shown once and never stored.
 #[derive(Debug, Clone)]
@@ -192,9 +192,10 @@ fn judge(stored: Option<StoredGrant>, now: DateTime<Utc>) -> Result<AccessGrant,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{ManualClock, memory_roastery};
+    use crate::testing::memory_roastery;
     use chrono::TimeDelta;
     use roastery_domain::scope::Scope;
+    use roastery_ports::testing::ManualClock;
 
     #[test]
     fn a_token_is_issued_for_the_right_secret_with_all_granted_scopes() {

@@ -20,9 +20,9 @@ use roastery_domain::webhook::{
 use sha2::Sha256;
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
-use crate::repo::*;
 use crate::{Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::repo::*;
 
 /// How long a claimed delivery is held: well beyond the 10 s an attempt may take, so no other
 /// instance sends it meanwhile; a crashed instance's claims expire and are sent again.

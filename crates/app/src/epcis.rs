@@ -14,10 +14,10 @@ use roastery_domain::order::OrderError;
 use roastery_domain::stock::{LotKind, TypedLotRef};
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
-use crate::repo::*;
 use crate::trace::LotNotFound;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::repo::*;
 
 /// What an export is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

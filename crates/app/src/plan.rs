@@ -23,11 +23,11 @@ use roastery_domain::weight::{RequestedWeight, Weight};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::error::AppError;
 use crate::profile::{ProfileView, profile_views};
-use crate::repo::*;
 use crate::trace::LotNotFound;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SetProfilePlanning {

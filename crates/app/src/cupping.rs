@@ -20,9 +20,9 @@ use roastery_domain::stock::TypedLotRef;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
-use crate::repo::*;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::repo::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreateCupping {
@@ -253,10 +253,11 @@ fn with_summaries(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{InMemoryStore, memory_roastery, register_lot};
+    use crate::testing::memory_roastery;
     use roastery_domain::Violation;
     use roastery_domain::page::Limit;
     use roastery_domain::stock::LotKind;
+    use roastery_ports::testing::{InMemoryStore, register_lot};
     use std::str::FromStr;
 
     fn at(s: i64) -> DateTime<Utc> {

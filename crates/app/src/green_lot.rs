@@ -18,7 +18,7 @@ use roastery_domain::green_lot::{
 };
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
-use roastery_domain::location::{Location, LocationError};
+use roastery_domain::location::LocationError;
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::price::{Currency, RequestedPrice};
 use roastery_domain::stock::LotKind;
@@ -28,10 +28,12 @@ use roastery_domain::weight::{RequestedWeight, Weight, WeightUnit};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::error::{AppError, StoreError};
 use crate::project::resolve_projects;
-use crate::repo::*;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::repo::*;
+
+pub use roastery_ports::view::GreenLotView;
 
 /// A weight as the request gave it (the unit already known to be `KG` or `LBS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,13 +91,6 @@ pub struct TransferGreenLot {
 pub struct SetGreenLotWeight {
     pub green_lot_id: Uuid,
     pub weight: WeightInput,
-}
-
-/// A lot with the location it is at, as clients see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GreenLotView {
-    pub lot: GreenLot,
-    pub location: Option<Location>,
 }
 
 /// What a transfer left behind.
@@ -377,28 +372,12 @@ pub(crate) fn green_ref(id: Uuid) -> TypedLotRef {
     }
 }
 
-/// The stored locations among `ids`, by id, read in one query.
-pub(crate) fn locations_by_id<T: LocationRepo + ?Sized>(
-    tx: &mut T,
-    ids: impl IntoIterator<Item = Uuid>,
-) -> StoreResult<HashMap<Uuid, Location>> {
-    let mut ids: Vec<Uuid> = ids.into_iter().collect();
-    ids.sort_unstable();
-    ids.dedup();
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    Ok((tx.locations_by_ids(&ids)?.into_iter())
-        .map(|l| (l.id, l))
-        .collect())
-}
-
 /// Attaches each lot's location, reading the locations in one query.
 pub(crate) fn with_locations_of(
     tx: &mut impl Repos,
     lots: Vec<GreenLot>,
 ) -> Result<Vec<GreenLotView>, AppError> {
-    let locations = locations_by_id(tx, lots.iter().filter_map(|l| l.location_id))?;
+    let locations = tx.locations_by_id(lots.iter().filter_map(|l| l.location_id))?;
     Ok(lots
         .into_iter()
         .map(|lot| GreenLotView {
@@ -425,10 +404,11 @@ mod tests {
     use super::*;
     use crate::location::ImportLocation;
     use crate::project::ImportProject;
-    use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
+    use crate::testing::memory_roastery;
     use chrono::TimeDelta;
     use roastery_domain::Violation;
     use roastery_domain::green_lot_details::GreenLotDetailsError;
+    use roastery_domain::location::Location;
     use roastery_domain::location::LocationError;
     use roastery_domain::page::{Limit, Position};
     use roastery_domain::price::PriceError;
@@ -436,6 +416,7 @@ mod tests {
     use roastery_domain::stock::StockError;
     use roastery_domain::text::TextError;
     use roastery_domain::weight::WeightError;
+    use roastery_ports::testing::{InMemoryStore, ManualClock};
     use std::str::FromStr;
 
     fn dec(s: &str) -> Decimal {

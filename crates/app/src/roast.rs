@@ -20,31 +20,16 @@ use roastery_domain::stock::TypedLotRef;
 use roastery_domain::text;
 use uuid::Uuid;
 
-use crate::error::AppError;
 use crate::green_lot::{GreenLotView, WeightInput};
 use crate::lot_sources;
 use crate::project::resolve_projects;
-use crate::reference::{
-    LocationRef, NamedLotRef, found_in_asked_order, location_ref, location_ref_in,
-};
-use crate::repo::*;
+use crate::reference::{NamedLotRef, found_in_asked_order, location_ref, location_ref_in};
 use crate::roast_log::imported_roast;
 use crate::{Repos, Roastery, Store};
+use roastery_ports::error::AppError;
+use roastery_ports::repo::*;
 
-/// `profile` of a roasted lot: `{"id", "name", "externalId"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileRef {
-    pub id: Uuid,
-    pub name: String,
-    pub external_id: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoastedLotView {
-    pub lot: RoastedLot,
-    pub profile: Option<ProfileRef>,
-    pub location: LocationRef,
-}
+pub use roastery_ports::view::{ProfileRef, RoastedLotView};
 
 /// The details of one roast and the lot they belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +131,7 @@ pub(crate) fn roasted_views(
     lots: Vec<RoastedLot>,
 ) -> Result<Vec<RoastedLotView>, AppError> {
     let mut profiles: HashMap<Uuid, Option<ProfileRef>> = HashMap::new();
-    let locations = crate::green_lot::locations_by_id(tx, lots.iter().map(|l| l.location_id))?;
+    let locations = tx.locations_by_id(lots.iter().map(|l| l.location_id))?;
     let mut views = Vec::with_capacity(lots.len());
     for lot in lots {
         let profile = match lot.profile_id {
@@ -431,7 +416,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::green_lot::ImportGreenLot;
     use crate::location::ImportLocation;
-    use crate::testing::{InMemoryStore, ManualClock, memory_roastery};
+    use crate::testing::memory_roastery;
     use roastery_domain::Violation;
     use roastery_domain::green_lot_details::GreenLotDetails;
     use roastery_domain::lot_source::SourceError;
@@ -441,6 +426,7 @@ pub(crate) mod tests {
     use roastery_domain::stock::StockError;
     use roastery_domain::weight::WeightError;
     use roastery_domain::weight::WeightUnit;
+    use roastery_ports::testing::{InMemoryStore, ManualClock};
     use rust_decimal::Decimal;
     use std::str::FromStr;
 
