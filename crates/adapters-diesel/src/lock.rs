@@ -23,7 +23,8 @@
 use diesel::prelude::*;
 use diesel::{PgConnection, QueryResult};
 
-use roastery_ports::lock::{RowLocks, Rows};
+use roastery_lock::RowLocks;
+use roastery_ports::lock::Rows;
 use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
 
@@ -81,9 +82,11 @@ impl Locked {
     }
 }
 
-/// The only way rows get locked: through [`ForUpdate::load`](roastery_ports::lock::ForUpdate),
+/// The only way rows get locked: through [`ForUpdate::load`](roastery_lock::ForUpdate::load),
 /// which the loaders `…_for_update` of each repository call before they read.
 impl RowLocks for DieselTx {
+    type Error = roastery_ports::StoreError;
+
     /// In a PostgreSQL write unit of work, locks `rows` (in primary-key order); elsewhere does
     /// nothing. Rows that do not exist lock nothing.
     fn lock_rows(&mut self, rows: Rows<'_>) -> StoreResult<()> {

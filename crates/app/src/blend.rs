@@ -17,6 +17,7 @@ use crate::project::resolve_projects;
 use crate::reference::{location_ref, location_ref_in};
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::AppError;
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
 pub use roastery_ports::view::BlendedLotView;
@@ -63,7 +64,7 @@ impl<S: Store> Roastery<S> {
                     name: lot.name.clone(),
                     external_id: None,
                 };
-                (info, &mut lot.stock)
+                (info, lot.stock_mut())
             });
             let blend = blended_lot::create_blend(
                 NewBlend {
@@ -78,7 +79,7 @@ impl<S: Store> Roastery<S> {
                 now,
             )?;
             for lot in &mut lots {
-                lot.last_modified_at = now;
+                lot.apply(|l| l.last_modified_at = now)?;
                 tx.update_roasted_lot_stock(lot)?;
             }
             tx.insert_blended_lot(&blend)?;

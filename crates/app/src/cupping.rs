@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +112,7 @@ impl<S: Store> Roastery<S> {
             let mut cupping = tx
                 .cupping_for_update(cmd.cupping_id)?
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
-            cupping.set_state(cmd.state)?;
+            cupping.apply(|c| c.set_state(cmd.state))??;
             tx.update_cupping_state(&cupping)?;
             Ok(view(tx, cupping.into_inner())?)
         })

@@ -23,6 +23,7 @@ use crate::green_lot::GreenLotView;
 use crate::trace::LotNotFound;
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::AppError;
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
 /// Whether `shipOrder` requires complete due diligence (`ROASTERY_EUDR_ENFORCE`).
@@ -124,7 +125,7 @@ impl<S: Store> Roastery<S> {
             }
             let due_diligence = draft.clone().decide(now);
             tx.put_due_diligence(id, &due_diligence)?;
-            lot.last_modified_date = now;
+            lot.apply(|l| l.last_modified_date = now)?;
             tx.update_green_lot(&lot)?;
             let location = match lot.location_id {
                 Some(l) => tx.location(l)?,

@@ -31,6 +31,7 @@ use uuid::Uuid;
 use crate::project::resolve_projects;
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::{AppError, StoreError};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
 pub use roastery_ports::view::GreenLotView;
@@ -197,19 +198,18 @@ impl<S: Store> Roastery<S> {
             let source_before = source.weight();
             let target_before = target.as_ref().map(|t| t.weight());
             let transfer = match target.as_mut().filter(|t| t.id != source.id) {
-                Some(target) => source.transfer(weight, Destination::Merge(target), now)?,
+                Some(target) => source.apply(|s| {
+                    target.apply(|t| s.transfer(weight, Destination::Merge(t), now))
+                })???,
                 None => {
                     // Drawn before the domain may refuse the transfer: the rollback returns it.
                     let lot_number = tx.next_number("PG")?;
-                    source.transfer(
-                        weight,
-                        Destination::New {
-                            location_id: destination.id,
-                            id: self.ids.new_id(),
-                            lot_number,
-                        },
-                        now,
-                    )?
+                    let new = Destination::New {
+                        location_id: destination.id,
+                        id: self.ids.new_id(),
+                        lot_number,
+                    };
+                    source.apply(|s| s.transfer(weight, new, now))??
                 }
             };
             let destination_lot = match transfer.destination {
@@ -283,7 +283,7 @@ impl<S: Store> Roastery<S> {
                 .green_lot_for_update(cmd.green_lot_id)?
                 .ok_or(GreenLotError::NotFound(cmd.green_lot_id))?;
             let before = lot.weight();
-            let change = lot.set_weight(RequestedWeight::from(cmd.weight), now)?;
+            let change = lot.apply(|l| l.set_weight(RequestedWeight::from(cmd.weight), now))??;
             // Zero again on a consumed lot changes nothing: no write, no event.
             if change != roastery_domain::stock::WeightChange::Unchanged {
                 tx.update_green_lot(&lot)?;
@@ -506,6 +506,31 @@ mod tests {
             hamburg,
             berlin,
         }
+    }
+
+    #[test]
+    fn a_locked_lot_is_never_replaced_by_another_lot_and_nothing_is_written() {
+        use roastery_ports::lock::LockedRow;
+        let Setup { app, hamburg, .. } = setup();
+        let mut lots = Vec::new();
+        for external_id in ["LOCK-A", "LOCK-B"] {
+            let mut cmd = import(external_id, kg("10"));
+            cmd.location_id = Some(hamburg.id);
+            lots.push(app.import_green_lot(cmd).unwrap().lot);
+        }
+        let (a, b) = (lots[0].clone(), lots[1].clone());
+        let result: Result<(), AppError> = app.store().write(|tx| {
+            let mut lot = tx.green_lot_for_update(a.id)?.expect("stored");
+            lot.put(b.clone())?;
+            tx.update_green_lot(&lot)?;
+            Ok(())
+        });
+        let Err(AppError::Store(StoreError::Internal(message))) = result else {
+            panic!("{result:?}");
+        };
+        assert!(message.contains("is locked"), "{message}");
+        let stored = app.store().read(|tx| Ok(tx.green_lot(a.id)?)).unwrap();
+        assert_eq!(stored, Some(a));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod event;
 pub mod green_lot;
 pub mod listing;
 pub mod location;
+mod lock_proof;
 mod lot_sources;
 pub mod order;
 pub mod physical;

@@ -27,7 +27,7 @@ use uuid::Uuid;
 
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::{AppError, StoreError};
-use roastery_ports::lock::ForUpdate;
+use roastery_ports::lock::{ForUpdate, LockedRow};
 use roastery_ports::repo::*;
 
 /// One order of a `setOrders` call, as the client sent it.
@@ -103,24 +103,24 @@ impl Held {
 
     fn stock_mut(&mut self) -> &mut Stock {
         match self {
-            Self::Green(l) => &mut l.stock,
-            Self::Roasted(l) => &mut l.stock,
-            Self::Blended(l) => &mut l.stock,
+            Self::Green(l) => l.stock_mut(),
+            Self::Roasted(l) => l.stock_mut(),
+            Self::Blended(l) => l.stock_mut(),
         }
     }
 
     fn write(&mut self, tx: &mut impl Repos, now: DateTime<Utc>) -> Result<(), AppError> {
         match self {
             Self::Green(l) => {
-                l.last_modified_date = now;
+                l.apply(|l| l.last_modified_date = now)?;
                 tx.update_green_lot(l)?;
             }
             Self::Roasted(l) => {
-                l.last_modified_at = now;
+                l.apply(|l| l.last_modified_at = now)?;
                 tx.update_roasted_lot_stock(l)?;
             }
             Self::Blended(l) => {
-                l.last_modified_at = now;
+                l.apply(|l| l.last_modified_at = now)?;
                 tx.update_blended_lot_stock(l)?;
             }
         }
@@ -233,7 +233,7 @@ impl<S: Store> Roastery<S> {
                         let mut order = stored.remove(&p.record.external_id).ok_or_else(|| {
                             StoreError::Internal("updated an order that was not loaded".into())
                         })?;
-                        *order = p.record.clone();
+                        order.put(p.record.clone())?;
                         updated.push(order);
                     }
                     Change::Unchanged => {}
@@ -261,7 +261,7 @@ impl<S: Store> Roastery<S> {
                 .order_for_update(cmd.order_id)?
                 .ok_or(OrderError::NotFound(cmd.order_id))?;
             // 3. Decide.
-            order.set_status(status, now)?;
+            order.apply(|o| o.set_status(status, now))??;
             tx.update_orders(std::slice::from_ref(&order))?;
             Ok(order.into_inner())
         })
@@ -370,7 +370,7 @@ impl<S: Store> Roastery<S> {
             for h in &mut held {
                 h.write(tx, now)?;
             }
-            order.ship(shipments, cmd.shipped_date, now);
+            order.apply(|o| o.ship(shipments, cmd.shipped_date, now))?;
             tx.record_shipments(&order)?;
             tx.insert_ledger_entries(&self.ledger_entries("mrp.order.shipOrder", now, &movements))?;
             Ok(order.into_inner())

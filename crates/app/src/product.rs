@@ -13,7 +13,7 @@ use roastery_domain::product::{PackageSize, Product, ProductInput, Sku, plan_pro
 
 use crate::{Roastery, Store};
 use roastery_ports::error::{AppError, StoreError};
-use roastery_ports::lock::ForUpdate;
+use roastery_ports::lock::{ForUpdate, LockedRow};
 use roastery_ports::repo::*;
 
 /// One product of a `syncProducts` call, as the client sent it.
@@ -88,7 +88,7 @@ impl<S: Store> Roastery<S> {
                             })?;
                         let known = product.variants.len();
                         let added = p.record.variants.get(known..).unwrap_or_default().to_vec();
-                        *product = p.record.clone();
+                        product.put(p.record.clone())?;
                         updated.push(ProductUpdate { product, added });
                     }
                     Change::Unchanged => {}

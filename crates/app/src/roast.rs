@@ -27,6 +27,7 @@ use crate::reference::{NamedLotRef, found_in_asked_order, location_ref, location
 use crate::roast_log::imported_roast;
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::AppError;
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
 pub use roastery_ports::view::{ProfileRef, RoastedLotView};
@@ -238,10 +239,8 @@ impl<S: Store> Roastery<S> {
                 .roasted_lot_for_update(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
             let before = lot.stock.weight();
-            let change = lot.set_weight(
-                roastery_domain::weight::RequestedWeight::from(cmd.weight),
-                now,
-            )?;
+            let weight = roastery_domain::weight::RequestedWeight::from(cmd.weight);
+            let change = lot.apply(|l| l.set_weight(weight, now))??;
             // Zero again on a consumed lot changes nothing: no write, no event.
             if change != roastery_domain::stock::WeightChange::Unchanged {
                 tx.update_roasted_lot_stock(&lot)?;
@@ -349,7 +348,7 @@ impl<S: Store> Roastery<S> {
                     name: lot.name.clone(),
                     external_id: lot.external_id.clone(),
                 };
-                (info, &mut lot.stock)
+                (info, lot.stock_mut())
             });
             // The domain decides: consumed sources, then the used and roasted weights.
             let roasted = roast::record_roast(
@@ -390,7 +389,7 @@ impl<S: Store> Roastery<S> {
             let entries = self.ledger_entries("inventory.roast.recordRoast", now, &movements);
             let mut written = Vec::with_capacity(lots.len());
             for mut lot in lots {
-                lot.last_modified_date = now;
+                lot.apply(|l| l.last_modified_date = now)?;
                 tx.update_green_lot(&lot)?;
                 written.push(lot.into_inner());
             }

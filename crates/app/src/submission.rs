@@ -26,6 +26,7 @@ use crate::green_lot::GreenLotView;
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::AppError;
 use roastery_ports::eudr::{DdsModification, DdsOverview, DeclarationCheck, EudrFault};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
 /// The waits of the EUDR connector (`ROASTERY_EUDR_POLL_SCALE`, `ROASTERY_EUDR_REVERIFY_DAYS`).
@@ -554,7 +555,7 @@ fn change_statements(
     }
     tx.put_due_diligence(lot_id, &d)?;
     if changed {
-        lot.last_modified_date = now;
+        lot.apply(|l| l.last_modified_date = now)?;
         tx.update_green_lot(&lot)?;
     }
     Ok(())

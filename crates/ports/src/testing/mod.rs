@@ -30,9 +30,10 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use crate::error::{AppError, StoreError};
-use crate::lock::{RowLocks, Rows};
+use crate::lock::Rows;
 use crate::repo::StoreResult;
 use crate::{Clock, IdGen, Store};
+use roastery_lock::RowLocks;
 
 /// Everything the in-memory store holds.
 #[derive(Debug, Clone, Default)]
@@ -110,6 +111,8 @@ impl Store for InMemoryStore {
 
 /// Writers run one at a time (see [`InMemoryStore::write`]): nothing to lock.
 impl RowLocks for MemTx {
+    type Error = StoreError;
+
     fn lock_rows(&mut self, _: Rows<'_>) -> StoreResult<()> {
         Ok(())
     }

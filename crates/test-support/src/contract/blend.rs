@@ -11,6 +11,7 @@ use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{BlendRepo, LocationRepo, RoastRepo, SystemRepo};
 use uuid::Uuid;
 
@@ -103,9 +104,11 @@ pub fn blended_lots_stock_write_back_and_listing<S: Store>(store: S) {
     write(&store, |tx| {
         let mut lot = tx.blended_lot_for_update(a.id)?.unwrap();
         assert_eq!(*lot, a);
-        lot.stock = Stock::restore(kg("0"), Some(at(30)));
-        lot.last_modified_at = at(30);
-        lot.name = "not written: only the stock is".into();
+        lot.apply(|lot| {
+            lot.stock = Stock::restore(kg("0"), Some(at(30)));
+            lot.last_modified_at = at(30);
+            lot.name = "not written: only the stock is".into();
+        })?;
         tx.update_blended_lot_stock(&lot)?;
         assert!(tx.blended_lot_for_update(Uuid::from_u128(99))?.is_none());
         Ok(())

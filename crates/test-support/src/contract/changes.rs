@@ -10,6 +10,7 @@ use roastery_domain::project::Project;
 use roastery_domain::scope::ScopeSet;
 use roastery_domain::stock::{LotKind, Stock};
 use roastery_domain::webhook::{DeliveryStatus, WebhookStatus};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
@@ -127,7 +128,7 @@ pub fn every_write_notes_what_it_created_or_changed<S: Store>(store: S) {
     assert_eq!(
         noted(&store, |tx| {
             let mut lot = tx.roasted_lot_for_update(r10.id)?.unwrap();
-            lot.stock = Stock::restore(kg("16"), None);
+            lot.apply(|l| l.stock = Stock::restore(kg("16"), None))?;
             tx.update_roasted_lot_stock(&lot)
         }),
         notes(&[(R::RoastedLot, 10, Updated)])
@@ -135,7 +136,7 @@ pub fn every_write_notes_what_it_created_or_changed<S: Store>(store: S) {
     assert_eq!(
         noted(&store, |tx| {
             for mut lot in tx.roasted_lots_for_update(&[r10.id])? {
-                lot.stock = Stock::restore(kg("15"), None);
+                lot.apply(|l| l.stock = Stock::restore(kg("15"), None))?;
                 tx.update_roasted_lot_stock(&lot)?;
             }
             Ok(())
@@ -176,7 +177,7 @@ pub fn every_write_notes_what_it_created_or_changed<S: Store>(store: S) {
         noted(&store, |tx| {
             let mut locked = tx.cupping_for_update(c.id())?.unwrap();
             locked
-                .set_state(CuppingState::Open)
+                .apply(|c| c.set_state(CuppingState::Open))?
                 .map_err(|e| StoreError::Internal(e.to_string()))?;
             tx.update_cupping_state(&locked)
         }),
@@ -226,10 +227,10 @@ pub fn every_write_notes_what_it_created_or_changed<S: Store>(store: S) {
                 .into_iter()
                 .map(|mut product| {
                     let added = vec![Variant::parse("FLT-1000", "PACKAGE1000G").unwrap()];
-                    product.variants.extend(added.clone());
-                    ProductUpdate { product, added }
+                    product.apply(|p| p.variants.extend(added.clone()))?;
+                    Ok(ProductUpdate { product, added })
                 })
-                .collect();
+                .collect::<Result<_, StoreError>>()?;
             tx.update_products(&updates)
         }),
         notes(&[(R::Product, 60, Updated)])

@@ -5,6 +5,7 @@ use roastery_domain::cupping::{CuppedCoffee, Cupping, CuppingState};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState, SensorialAttribute};
 use roastery_domain::physical_analysis::{Defect, PhysicalAnalysis, ScreenSize};
 use roastery_domain::stock::{LotKind, TypedLotRef};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{CuppingFilter, CuppingRepo, PhysicalFilter, PhysicalRepo};
 use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
@@ -193,7 +194,7 @@ pub fn a_cupping_state_is_written_alone<S: Store>(store: S) {
         let mut locked = tx.cupping_for_update(c.id())?.unwrap();
         assert_eq!(*locked, c);
         assert!(tx.cupping_for_update(Uuid::from_u128(99))?.is_none());
-        locked.set_state(CuppingState::Open).unwrap();
+        locked.apply(|c| c.set_state(CuppingState::Open))?.unwrap();
         tx.update_cupping_state(&locked)
     });
     let opened = read(&store, |tx| tx.cupping(c.id())).unwrap();

@@ -9,6 +9,7 @@ use roastery_domain::price::{Currency, Price};
 use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{GreenLotRepo, LocationRepo};
 use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
@@ -191,18 +192,20 @@ pub fn a_written_back_green_lot_keeps_its_fixed_fields<S: Store>(store: S) {
     write(&store, |tx| tx.insert_green_lot(&a));
     write(&store, |tx| {
         let mut lot = tx.green_lot_for_update(a.id)?.unwrap();
-        lot.origin_id = Uuid::from_u128(77);
-        lot.lot_number = 77;
-        lot.registration_date = at(77);
-        lot.name = "Guji, renamed".into();
-        lot.location_id = Some(there.id);
-        lot.stock = Stock::restore(kg("0"), Some(at(5)));
-        lot.price = None;
-        lot.projects = vec![ProjectRef {
-            id: Uuid::from_u128(5),
-            name: "Direct trade".into(),
-        }];
-        lot.last_modified_date = at(5);
+        lot.apply(|lot| {
+            lot.origin_id = Uuid::from_u128(77);
+            lot.lot_number = 77;
+            lot.registration_date = at(77);
+            lot.name = "Guji, renamed".into();
+            lot.location_id = Some(there.id);
+            lot.stock = Stock::restore(kg("0"), Some(at(5)));
+            lot.price = None;
+            lot.projects = vec![ProjectRef {
+                id: Uuid::from_u128(5),
+                name: "Direct trade".into(),
+            }];
+            lot.last_modified_date = at(5);
+        })?;
         tx.update_green_lot(&lot)
     });
     let stored = read(&store, |tx| tx.green_lot(a.id)).unwrap();

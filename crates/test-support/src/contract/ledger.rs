@@ -18,6 +18,7 @@ use roastery_domain::product::Sku;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::{LotKind, Stock, TypedLotRef};
 use roastery_domain::weight::{Weight, WeightUnit};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{
     BlendRepo, CuppingRepo, GreenLotRepo, LedgerFilter, LocationRepo, LotAudit, OrderRepo,
     ProductRepo, RoastRepo, TraceRepo, TracedCupping, TracedLot,
@@ -301,7 +302,7 @@ pub fn genealogy<S: Store>(store: &S) -> Genealogy {
         tx.insert_orders(&[unshipped(&o31), unshipped(&o30)])?;
         for shipped in [&o31, &o30] {
             let mut locked = tx.order_for_update(shipped.id)?.unwrap();
-            *locked = shipped.clone();
+            locked.put(shipped.clone())?;
             tx.record_shipments(&locked)?;
         }
         tx.insert_cupping(&c41)?;
@@ -641,7 +642,7 @@ pub fn wider_genealogy<S: Store>(store: &S) -> WiderGenealogy {
             ..o32.clone()
         }])?;
         let mut locked = tx.order_for_update(o32.id)?.unwrap();
-        *locked = o32.clone();
+        locked.put(o32.clone())?;
         tx.record_shipments(&locked)?;
         tx.insert_cupping(&c43)
     });

@@ -2,6 +2,7 @@
 
 use roastery_domain::order::{CustomerType, Order, OrderItem, OrderStatus};
 use roastery_domain::product::{Product, Sku, Variant};
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{OrderFilter, OrderRepo, ProductRepo, ProductUpdate};
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
@@ -98,9 +99,11 @@ pub fn orders_and_products_by_external_ids_and_updates<S: Store>(store: S) {
         let mut locked = tx.products_for_update(&["SHOP-1".into()])?;
         let mut product = locked.pop().unwrap();
         let added = vec![Variant::parse("ESP-500", "PACKAGE500G").unwrap()];
-        product.name = "Espresso, renamed".into();
-        product.updated_at = at(5);
-        product.variants.extend(added.clone());
+        product.apply(|product| {
+            product.name = "Espresso, renamed".into();
+            product.updated_at = at(5);
+            product.variants.extend(added.clone());
+        })?;
         tx.update_products(&[ProductUpdate { product, added }])
     });
     let listed = all_pages(1, |page| read(&store, |tx| tx.list_products(page)));
@@ -163,15 +166,17 @@ pub fn orders_and_products_by_external_ids_and_updates<S: Store>(store: S) {
     write(&store, |tx| {
         let mut locked = tx.orders_for_update(&["ORD-10".into()])?;
         let order = locked.first_mut().unwrap();
-        order.customer = None;
-        order.customer_type = None;
-        order.status = OrderStatus::Cancelled;
-        order.items = vec![OrderItem {
-            sku: Sku::parse("ESP-500").unwrap(),
-            quantity: 1,
-        }];
-        order.updated_at = at(8);
-        order.order_date = at(60);
+        order.apply(|order| {
+            order.customer = None;
+            order.customer_type = None;
+            order.status = OrderStatus::Cancelled;
+            order.items = vec![OrderItem {
+                sku: Sku::parse("ESP-500").unwrap(),
+                quantity: 1,
+            }];
+            order.updated_at = at(8);
+            order.order_date = at(60);
+        })?;
         tx.update_orders(&locked)
     });
     let updated = read(&store, |tx| tx.order(o10.id)).unwrap();

@@ -10,6 +10,7 @@ use roastery_domain::roast_details::{
 };
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
+use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{ProfileRepo, RoastRepo, SystemRepo};
 use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
@@ -123,9 +124,11 @@ pub fn roasted_lots_stock_write_back_and_listing<S: Store>(store: S) {
         locked.sort_by_key(|l| l.id);
         assert_eq!(locked.len(), 2);
         for lot in &mut locked {
-            lot.stock = Stock::restore(kg("0"), Some(at(30)));
-            lot.last_modified_at = at(30);
-            lot.name = "not written: only the stock is".into();
+            lot.apply(|lot| {
+                lot.stock = Stock::restore(kg("0"), Some(at(30)));
+                lot.last_modified_at = at(30);
+                lot.name = "not written: only the stock is".into();
+            })?;
             tx.update_roasted_lot_stock(lot)?;
         }
         let one = tx.roasted_lot_for_update(c.id)?.unwrap();
