@@ -46,6 +46,8 @@ const PLACE_BATCH: i64 = 100;
 const EVENT_COUNTER: &str = "event";
 /// Most events queued for one webhook per round.
 const ENQUEUE_BATCH: i64 = 1_000;
+/// Delivery rows per insert statement: 12 values each, well within SQLite's 32,766.
+const INSERT_CHUNK: usize = 1_000;
 
 #[derive(Queryable)]
 struct EventRow {
@@ -428,7 +430,7 @@ impl WebhookRepo for DieselTx {
             }
             conn => on_backend!(conn, |c| active.load(c)).store()?,
         };
-        let mut added = 0;
+        let mut rows: Vec<DeliveryRow> = Vec::new();
         for (id, types, given) in hooks {
             let new: Vec<(String, String, Option<i64>)> = events::table
                 .select((events::id, events::event_type, events::sequence))
@@ -441,36 +443,37 @@ impl WebhookRepo for DieselTx {
                 continue;
             };
             let wanted: Vec<&str> = types.split_whitespace().collect();
-            let rows: Vec<DeliveryRow> = new
-                .iter()
-                .filter(|(_, t, _)| wanted.is_empty() || wanted.contains(&t.as_str()))
-                .map(|(event_id, _, _)| DeliveryRow {
-                    id: new_id().to_string(),
-                    webhook_id: id.clone(),
-                    event_id: event_id.clone(),
-                    attempt: 0,
-                    status: DeliveryStatus::Pending.as_str().to_owned(),
-                    http_status: None,
-                    error: None,
-                    next_attempt_at: to_db(now),
-                    lease: None,
-                    lease_until: None,
-                    created_date: to_db(now),
-                })
-                .collect();
-            for row in &rows {
-                diesel::insert_into(deliveries::table)
-                    .values(row)
-                    .execute(self.conn())
-                    .store()?;
-            }
-            added += rows.len();
+            rows.extend(
+                new.iter()
+                    .filter(|(_, t, _)| wanted.is_empty() || wanted.contains(&t.as_str()))
+                    .map(|(event_id, _, _)| DeliveryRow {
+                        id: new_id().to_string(),
+                        webhook_id: id.clone(),
+                        event_id: event_id.clone(),
+                        attempt: 0,
+                        status: DeliveryStatus::Pending.as_str().to_owned(),
+                        http_status: None,
+                        error: None,
+                        next_attempt_at: to_db(now),
+                        lease: None,
+                        lease_until: None,
+                        created_date: to_db(now),
+                    }),
+            );
             diesel::update(webhooks::table.find(&id))
                 .set(webhooks::given_sequence.eq(last))
                 .execute(self.conn())
                 .store()?;
         }
-        Ok(added)
+        // Every delivery of the round in one statement (in chunks within SQLite's limit of
+        // bound values per statement).
+        for chunk in rows.chunks(INSERT_CHUNK) {
+            on_backend!(self.conn(), |c| diesel::insert_into(deliveries::table)
+                .values(chunk)
+                .execute(c))
+            .store()?;
+        }
+        Ok(rows.len())
     }
 
     fn claim_deliveries(

@@ -9,6 +9,7 @@ mod auth;
 #[doc(hidden)]
 pub mod bench_support;
 mod body;
+mod call;
 mod client_secret;
 pub mod cursor;
 mod decode;
@@ -27,7 +28,6 @@ pub mod server;
 mod state;
 pub mod text;
 mod token;
-pub mod webhook;
 pub mod wire;
 
 use std::time::Instant;

@@ -7,8 +7,9 @@ use roastery_ports::Store;
 
 use crate::auth::{authenticate, require_scope};
 use crate::body::{MAX_BODY, read_body};
+use crate::call::Ctx;
 use crate::error::ApiError;
-use crate::ops::{Ctx, Operation};
+use crate::ops::Operation;
 use crate::state::AppState;
 
 /// Where operations live; the path's rest after it and a slash names the operation.
@@ -52,7 +53,7 @@ pub async fn rpc<S: Store>(
             Ok(body) => {
                 let ctx = Ctx {
                     state: state.into_inner(),
-                    operation,
+                    operation: operation.name(),
                     client_id: std::sync::Arc::from(grant.client_id.as_str()),
                 };
                 operation.handle(ctx, &body).await

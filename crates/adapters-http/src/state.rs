@@ -33,7 +33,7 @@ pub struct AppState<S: Store> {
     /// unbounded.
     database_turns: Option<(std::sync::Arc<tokio::sync::Semaphore>, Duration)>,
     /// How webhooks may be reached (checked when one is created).
-    pub(crate) webhooks: crate::webhook::WebhookSettings,
+    pub(crate) webhooks: crate::outbound::webhook::WebhookSettings,
     /// The EU information system's client; `None` unless an endpoint, a username and an
     /// authentication key are all configured (then `eudr.statement` operations answer 503
     /// `eudr_not_configured`).
@@ -56,7 +56,7 @@ impl<S: Store> AppState<S> {
             body_timeout: crate::body::BODY_TIMEOUT,
             metrics: Some(Default::default()),
             database_turns: None,
-            webhooks: crate::webhook::WebhookSettings::default(),
+            webhooks: crate::outbound::webhook::WebhookSettings::default(),
             eudr: None,
             eudr_schedule: crate::outbound::eudr::EudrSchedule::default(),
         }
@@ -74,7 +74,7 @@ impl<S: Store> AppState<S> {
         self
     }
 
-    pub fn with_webhooks(mut self, settings: crate::webhook::WebhookSettings) -> Self {
+    pub fn with_webhooks(mut self, settings: crate::outbound::webhook::WebhookSettings) -> Self {
         self.webhooks = settings;
         self
     }

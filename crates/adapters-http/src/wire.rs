@@ -25,11 +25,13 @@ use roastery_ports::Rejection;
 use crate::error::ApiError;
 
 mod date;
+mod event;
 mod green_lot;
 mod input;
 mod reference;
 
 pub use date::{DateFrom, DateRange};
+pub use event::{EventDto, SubjectDto};
 pub use green_lot::GreenLotDto;
 pub use input::{
     LogLotData, UsedLotData, names, price_input, used_lots, used_lots_weight_optional, weight_input,

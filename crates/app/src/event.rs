@@ -1,23 +1,20 @@
 //! core.event: the change feed, webhooks and the delivery of events to them.
 //!
 //! Events are written by [`Roastery::write`](crate::Roastery) in the transaction of the change
-//! they report. Delivery runs outside requests: an adapter's loop claims due deliveries
-//! ([`Roastery::claim_deliveries`]), sends them through a [`WebhookTransport`], and stores each
-//! outcome ([`Roastery::finish_delivery`]).
+//! they report. Delivery runs outside requests: an outbound adapter's loop claims due deliveries
+//! ([`Roastery::claim_deliveries`]), signs and sends them, and stores each outcome
+//! ([`Roastery::finish_delivery`]).
 
-use std::future::Future;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use chrono::{DateTime, TimeDelta, Utc};
-use hmac::{Hmac, Mac};
 use roastery_domain::event::{Event, EventType};
 use roastery_domain::page::{Page, PageRequest, Position};
 use roastery_domain::webhook::{
     self, DeliveryStatus, Webhook, WebhookDraft, WebhookError, WebhookUrl,
 };
-use sha2::Sha256;
 use uuid::Uuid;
 
 use crate::{Roastery, Store};
@@ -60,36 +57,6 @@ pub enum SendOutcome {
     Failed(String),
     /// The receiver's address is not allowed (private); never retried.
     Refused(String),
-}
-
-/// Sends signed events over the network.
-pub trait WebhookTransport: Send + Sync + 'static {
-    fn send(
-        &self,
-        url: &WebhookUrl,
-        headers: Vec<(&'static str, String)>,
-        body: Vec<u8>,
-    ) -> impl Future<Output = SendOutcome> + Send;
-}
-
-/// The Standard Webhooks signature header value: `v1,` and the base64 HMAC-SHA256 of
-/// `{id}.{timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`.
-pub fn signature(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Result<String, AppError> {
-    let key = secret
-        .strip_prefix("whsec_")
-        .and_then(|k| STANDARD.decode(k).ok())
-        .ok_or_else(|| StoreError::Internal("a stored webhook secret is malformed".into()))?;
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key)
-        .map_err(|_| StoreError::Internal("HMAC refused the key".into()))?;
-    mac.update(id.as_bytes());
-    mac.update(b".");
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    Ok(format!(
-        "v1,{}",
-        STANDARD.encode(mac.finalize().into_bytes())
-    ))
 }
 
 /// What an attempt's outcome does to its delivery (and, when it failed for good, to its webhook).
@@ -292,19 +259,6 @@ impl<S: Store> Roastery<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn signatures_match_the_standard_webhooks_example() {
-        // The example of the Standard Webhooks specification.
-        let sig = signature(
-            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-            "msg_p5jXN8AQM9LWM0D4loKWxJek",
-            1_614_265_330,
-            br#"{"test": 2432232314}"#,
-        )
-        .unwrap();
-        assert_eq!(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
-    }
 
     #[test]
     fn attempts_are_retried_on_the_schedule_then_failed() {

@@ -12,7 +12,7 @@ use roastery_adapters_diesel::{DatabaseUrl, DieselStore, PoolOptions, redact};
 use roastery_adapters_http::listing::WireListing;
 use roastery_adapters_http::outbound::eudr::EudrClient;
 use roastery_adapters_http::outbound::eudr_jobs::{self, EudrJobs};
-use roastery_adapters_http::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
+use roastery_adapters_http::outbound::webhook::{DeliveryLoop, HttpsTransport, WebhookSettings};
 use roastery_adapters_http::{AppState, CursorCodec, ServerLimits};
 use roastery_app::Roastery;
 use roastery_ports::system::{RandomIds, SystemClock};

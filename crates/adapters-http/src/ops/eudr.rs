@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Ctx;
 use super::green::{DueDiligenceResult, GreenLotDetailsDto, GreenLotWithDetailsDto};
+use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::outbound::eudr::EudrClient;
@@ -34,7 +34,7 @@ impl<S: Store> Ctx<S> {
     fn app(&self) -> Roastery<S> {
         self.state.app.acting_as(Caller {
             client_id: self.client_id.clone(),
-            operation: Some(self.operation.name()),
+            operation: Some(self.operation),
         })
     }
 

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Ctx;
+use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Ctx;
+use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{Amount, Instant, ReadRequest, WeightDto};

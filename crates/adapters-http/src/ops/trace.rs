@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Ctx;
 use super::green::{DueDiligenceDto, StatementDto, plots_json};
+use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{

@@ -1,0 +1,171 @@
+//! One operation call, as its handler sees it: the service's state, the operation and the
+//! authenticated client; running its use case off the workers, and the envelopes of its answer.
+
+use std::sync::Arc;
+
+use actix_web::HttpResponse;
+use roastery_app::{Caller, Roastery};
+use roastery_domain::page::{Page, PageRequest, Position};
+use roastery_ports::{AppError, Store};
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
+
+/// One operation call.
+pub(crate) struct Ctx<S: Store> {
+    pub state: Arc<AppState<S>>,
+    /// The operation's name (`inventory.green.listGreenLots`).
+    pub operation: &'static str,
+    /// The authenticated client: ledger entries name it.
+    pub client_id: Arc<str>,
+}
+
+impl<S: Store> Ctx<S> {
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let caller = Caller {
+            client_id: self.client_id.clone(),
+            operation: Some(self.operation),
+        };
+        self.state
+            .run(move |app| work(&app.acting_as(caller)))
+            .await
+    }
+
+    /// Runs a read of the listing read model: on the worker itself when the store reads that
+    /// fast without waiting for a connection (SQLite), otherwise as [`Ctx::run`].
+    pub async fn read<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        if self.state.app.store().reads_inline() {
+            work(&self.state.app).map_err(ApiError::from)
+        } else {
+            self.run(work).await
+        }
+    }
+
+    pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {
+        self.state.cursors.page_request(self.operation, pagination)
+    }
+
+    /// `{"ok": true, "result": ..., "meta": {}}`
+    pub fn ok<R: Serialize>(&self, result: R) -> Result<HttpResponse, ApiError> {
+        Ok(HttpResponse::Ok().json(Envelope {
+            ok: true,
+            result,
+            meta: NoMeta {},
+        }))
+    }
+
+    /// A page: `meta.pagination.endCursor` is the signed position of the next page, or null.
+    pub fn page<R: Serialize>(
+        &self,
+        result: R,
+        next: Option<Position>,
+    ) -> Result<HttpResponse, ApiError> {
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation, p));
+        Ok(HttpResponse::Ok().json(Envelope {
+            ok: true,
+            result,
+            meta: PageMeta {
+                pagination: PageInfo { end_cursor },
+            },
+        }))
+    }
+}
+
+/// [`Ctx::page`] for items stored as JSON: the envelope written around them as they are, into one
+/// buffer of the answer's exact size.
+pub(crate) fn stored_page_body(key: &str, items: &[String], end_cursor: Option<&str>) -> Vec<u8> {
+    const HEAD: &[u8] = b"{\"ok\":true,\"result\":{\"";
+    const MIDDLE: &[u8] = b"\":[";
+    const TAIL: &[u8] = b"]},\"meta\":{\"pagination\":{\"endCursor\":";
+    const END: &[u8] = b"}}}";
+    // A cursor is URL-safe base64: nothing in it needs escaping.
+    let cursor_len = end_cursor.map_or(4, |c| c.len() + 2);
+    let commas = items.len().saturating_sub(1);
+    let items_len: usize = items.iter().map(String::len).sum::<usize>() + commas;
+    let size =
+        HEAD.len() + key.len() + MIDDLE.len() + items_len + TAIL.len() + cursor_len + END.len();
+    let mut body = Vec::with_capacity(size);
+    body.extend_from_slice(HEAD);
+    body.extend_from_slice(key.as_bytes());
+    body.extend_from_slice(MIDDLE);
+    for (at, item) in items.iter().enumerate() {
+        if at > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(item.as_bytes());
+    }
+    body.extend_from_slice(TAIL);
+    match end_cursor {
+        Some(cursor) => {
+            body.push(b'"');
+            body.extend_from_slice(cursor.as_bytes());
+            body.push(b'"');
+        }
+        None => body.extend_from_slice(b"null"),
+    }
+    body.extend_from_slice(END);
+    body
+}
+
+impl<S: Store> Ctx<S> {
+    /// A page of stored listing items under `result.{key}`, as [`Ctx::page`] would answer it.
+    pub fn stored_page(&self, key: &str, page: Page<String>) -> Result<HttpResponse, ApiError> {
+        let end_cursor = page
+            .next
+            .map(|p| self.state.cursors.encode(self.operation, p));
+        Ok(HttpResponse::Ok()
+            .content_type(actix_web::http::header::ContentType::json())
+            .body(stored_page_body(key, &page.items, end_cursor.as_deref())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stored items joined into the envelope are byte for byte what serialising the page's
+    /// values answers, with and without a next page, with no items and with several.
+    #[test]
+    fn a_stored_page_is_the_envelope_serde_writes() {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Lots {
+            green_lots: Vec<serde_json::Value>,
+        }
+        let items = [
+            serde_json::json!({"id": "a", "name": "Café \"Ñ\"", "weight": {"amount": 1.5}}),
+            serde_json::json!({"id": "b", "projects": [], "consumedDate": null}),
+        ];
+        for count in 0..=items.len() {
+            for cursor in [None, Some("azE.dGFn-_")] {
+                let stored: Vec<String> = items[..count].iter().map(|i| i.to_string()).collect();
+                let expected = serde_json::to_vec(&Envelope {
+                    ok: true,
+                    result: Lots {
+                        green_lots: items[..count].to_vec(),
+                    },
+                    meta: PageMeta {
+                        pagination: PageInfo {
+                            end_cursor: cursor.map(str::to_owned),
+                        },
+                    },
+                })
+                .unwrap();
+                let body = stored_page_body("greenLots", &stored, cursor);
+                assert_eq!(
+                    String::from_utf8(body.clone()).unwrap(),
+                    String::from_utf8(expected).unwrap()
+                );
+                assert_eq!(body.capacity(), body.len(), "one buffer of the exact size");
+            }
+        }
+    }
+}
