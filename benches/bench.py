@@ -21,6 +21,12 @@ database: a database named roastery_bench_<pid> is created there and dropped aft
 BENCH_ONLY (comma-separated parts of scenario names: measure only those, e.g. "token,first page"),
 BENCH_PERF (a directory: `perf record -g` of the server during each measured scenario, one file
 each, for `perf report -i`).
+
+Per scenario it also reads, around the wrk run: the server's CPU (user + system, /proc), the
+database statements and transactions the server ran (its /metrics counters
+roastery_db_statements_total and roastery_db_transactions_total, counted at each connection),
+and on PostgreSQL the CPU of the server's backends (user + system from /proc of each pid
+pg_stat_activity lists for the bench database), each divided by the answered requests.
 """
 
 import argparse
@@ -59,6 +65,8 @@ PLAN_OPERATION = "mrp.plan.getNetRequirements"
 COST_OPERATION = "inventory.trace.getCost"
 PLAN_SCENARIO = "getNetRequirements, 1,000 open orders, 50 products, 100 profiles"
 COST_SCENARIO = "getCost of an order (5-level chain)"
+HOT_SCENARIO = "transferGreenLotToLocation, one hot lot"
+DUE_DILIGENCE_SCENARIO = "getDueDiligence of an order (5-level chain)"
 
 
 def log(*args):
@@ -69,6 +77,40 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def db_counters(port):
+    """(statements, transactions) the server has run so far, from its /metrics."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=10)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    found = {}
+    for line in text.splitlines():
+        for name in ("roastery_db_statements_total", "roastery_db_transactions_total"):
+            if line.startswith(name + " "):
+                found[name] = float(line.split()[1])
+    return found.get("roastery_db_statements_total"), found.get("roastery_db_transactions_total")
+
+
+def pg_backend_cpu(db_url, db_name):
+    """CPU seconds used so far by the PostgreSQL backends serving roastery on `db_name`."""
+    out = subprocess.run(["psql", db_url, "-qtAc",
+                          "SELECT pid FROM pg_stat_activity WHERE datname = '%s' "
+                          "AND application_name LIKE 'roastery/%%'" % db_name],
+                         capture_output=True, text=True).stdout
+    total = 0.0
+    for pid in out.split():
+        try:
+            total += cpu_seconds(int(pid))
+        except (OSError, ValueError):
+            pass  # a backend that ended meanwhile
+    return total
 
 
 class Client:
@@ -271,6 +313,10 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                     raise SystemExit(f"{name}: {status} {probe[:300]}")
             log(f"{kind}: {name} ({len(probe):,} bytes)")
             connections = connections or args.connections
+            pg = (env["ROASTERY_DATABASE_URL"], env["ROASTERY_DATABASE_URL"].rsplit("/", 1)[1]) \
+                if kind == "postgres" else None
+            counters_before = db_counters(port_measured)
+            pg_before = pg_backend_cpu(*pg) if pg else None
             cpu_before = cpu_seconds(measured.pid)
             profiler = None
             if os.environ.get("BENCH_PERF"):
@@ -289,12 +335,23 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
             # The server's CPU per answered request: steadier than requests/s when other work
             # shares the cores.
             service["cpu_us"] = 1e6 * (cpu_seconds(measured.pid) - cpu_before) / max(1, service["requests"])
+            answered = max(1, service["requests"])
+            counters_after = db_counters(port_measured)
+            if None not in counters_before and None not in counters_after:
+                service["statements"] = (counters_after[0] - counters_before[0]) / answered
+                service["transactions"] = (counters_after[1] - counters_before[1]) / answered
+            if pg:
+                # Backends opened during the run count from zero: their whole CPU is this run's.
+                service["pg_cpu_us"] = 1e6 * max(0.0, pg_backend_cpu(*pg) - pg_before) / answered
             framework = bare.measure(probe, args.duration, connections, env_for_wrk)
             rows.append({"db": kind, "scenario": name, "bytes": len(probe), "service": service,
                          "bare": framework, "per_request": per_request, "unit": unit})
             log(f"  service {service['rps']:.0f} req/s p50 {service['p50_us']/1000:.1f} ms "
                 f"p99 {service['p99_us']/1000:.1f} ms non2xx {service['non2xx']} server CPU {service['cpu_us']:.0f} us/req "
-                f"| bare {framework['rps']:.0f} req/s")
+                + (f"statements {service['statements']:.1f}/req transactions {service['transactions']:.2f}/req "
+                   if "statements" in service else "")
+                + (f"PostgreSQL CPU {service['pg_cpu_us']:.0f} us/req " if "pg_cpu_us" in service else "")
+                + f"| bare {framework['rps']:.0f} req/s")
             return service
 
         # listGreenLots: the first page, and the page `depth` pages deep (cursor found by walking).
@@ -542,6 +599,35 @@ def targets(rows, peaks):
             return "—", None
         return f"{peaks[db] / 1024:.0f} MiB", peaks[db] <= 100 * 1024
 
+    def pg_cpu(scenario, limit_us, end=""):
+        r = find(rows, "postgres", scenario, end)
+        if r is None or "pg_cpu_us" not in r["service"]:
+            return judged(None, None, "")
+        value = r["service"]["pg_cpu_us"]
+        statements = r["service"].get("statements")
+        return judged(r, value <= limit_us,
+                      f"{value:,.0f} µs of PostgreSQL CPU per request"
+                      + (f" ({statements:.1f} statements, {r['service']['transactions']:.2f} transactions)"
+                         if statements is not None else ""))
+
+    def rate(db, scenario, per_s, end=""):
+        r = find(rows, db, scenario, end)
+        if r is None:
+            return judged(None, None, "")
+        value = r["service"]["rps"]
+        return judged(r, value >= per_s, f"{value:,.0f}/s (p99 {r['service']['p99_us'] / 1000:.1f} ms)")
+
+    def logging_cost():
+        on, off = find(rows, "sqlite", FIRST_PAGE), find(rows, "sqlite", FIRST_PAGE_LOGS_OFF)
+        if on is None or off is None:
+            return judged(None, None, "")
+        # Each beside its own bare run: the shares compare, not the absolute rates.
+        share_on = on["service"]["rps"] / on["bare"]["rps"]
+        share_off = off["service"]["rps"] / off["bare"]["rps"]
+        cost = 100 * (1 - share_on / share_off)
+        return judged(on, cost <= 5, f"{cost:.1f}% (logs on {100 * share_on:.1f}% of bare, "
+                                     f"off {100 * share_off:.1f}%)")
+
     def writes(db):
         weights, transfers = find(rows, db, WEIGHTS_SCENARIO), find(rows, db, TRANSFERS_SCENARIO)
         if weights is None:
@@ -579,6 +665,22 @@ def targets(rows, peaks):
         (db, f"{what}, 1 connection, p50 ≤ {limit} ms", latency(db, what, "p50", limit, ", 1 connection"))
         for db in ("sqlite", "postgres")
         for what, limit in ((PLAN_SCENARIO, 50), (COST_SCENARIO, 5))
+    ] + [
+        # Issue 33: PostgreSQL at its limit, as deployed (request logs on).
+        ("postgres", "listGreenLots (first page of 50): PostgreSQL CPU ≤ 40 µs per page", pg_cpu(FIRST_PAGE, 40)),
+        ("postgres", "listGreenLots (first page of 50) ≥ 15% of bare", share("postgres", FIRST_PAGE, 15)),
+        ("postgres", "setGreenLotWeight: PostgreSQL CPU ≤ 400 µs per write", pg_cpu(WEIGHTS_SCENARIO, 400)),
+        ("postgres", "distinct-lot writes (setGreenLotWeight) ≥ 2,500/s", rate("postgres", WEIGHTS_SCENARIO, 2500)),
+        ("postgres", "transfers of one hot lot ≥ 1,000/s", rate("postgres", HOT_SCENARIO, 1000)),
+    ] + [
+        (db, f"getDueDiligence of an order, {what}", check)
+        for db in ("sqlite", "postgres")
+        for what, check in (
+            ("1 connection, p50 ≤ 1 ms", latency(db, DUE_DILIGENCE_SCENARIO, "p50", 1, ", 1 connection")),
+            ("64 connections ≥ 2,500/s", rate(db, DUE_DILIGENCE_SCENARIO, 2500, ")")),
+        )
+    ] + [
+        ("sqlite", "request logging costs ≤ 5% of listGreenLots' throughput", logging_cost()),
     ]:
         out.append((db, target, measured, met))
     return out
@@ -598,7 +700,7 @@ def table(rows, args, notes, peaks):
         f"-d{args.duration}s per scenario, keep-alive TLS on loopback, rate limits off; "
         f"machine: {os.cpu_count()} cores, load average before the run {args.load_before}.",
         "",
-        f"Targets (issue 24), judged on this run: {met} met, {missed} missed"
+        f"Targets (issues 24 and 33), judged on this run: {met} met, {missed} missed"
         + (f", {len(judged) - met - missed} not measured" if met + missed < len(judged) else "")
         + (". Quick mode: the targets are stated for 100,000 lots and 10 s per scenario, so these "
            "verdicts are indicative only" if args.quick else "")
@@ -612,8 +714,9 @@ def table(rows, args, notes, peaks):
         lines.append(f"| {db} | {target} | {measured} | {verdicts[verdict]} |")
     lines += [
         "",
-        "| DB | Scenario | Answer bytes | req/s | per s | p50 ms | p99 ms | non-2xx | peak RSS MiB | bare req/s | bare p99 ms | % of bare |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| DB | Scenario | Answer bytes | req/s | per s | p50 ms | p99 ms | non-2xx | peak RSS MiB | bare req/s | bare p99 ms | % of bare "
+        "| server CPU µs/req | statements/req | transactions/req | PostgreSQL CPU µs/req |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         s, b = r["service"], r["bare"]
@@ -621,7 +724,10 @@ def table(rows, args, notes, peaks):
         lines.append(
             f"| {r['db']} | {r['scenario']} | {r['bytes']:,} | {s['rps']:,.0f} | {per_s} | {ms(s['p50_us'])} | "
             f"{ms(s['p99_us'])} | {s['non2xx'] + s['socket_errors']} | {s['rss_kib'] / 1024:.0f} | "
-            f"{b['rps']:,.0f} | {ms(b['p99_us'])} | {100 * s['rps'] / b['rps']:.1f}% |")
+            f"{b['rps']:,.0f} | {ms(b['p99_us'])} | {100 * s['rps'] / b['rps']:.1f}% | "
+            f"{s.get('cpu_us', 0):,.0f} | "
+            + (f"{s['statements']:.1f} | {s['transactions']:.2f} | " if "statements" in s else "— | — | ")
+            + (f"{s['pg_cpu_us']:,.0f} |" if "pg_cpu_us" in s else "— |"))
     lines.append("")
     lines.extend(f"- {n}" for n in notes)
     return "\n".join(lines)

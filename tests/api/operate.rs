@@ -44,12 +44,19 @@ fn request_id(response: &oauth2::reqwest::Response) -> String {
 both_databases! {
     async fn metrics_count_operations_tokens_and_the_pool(app) {
         let token = app.token("core.location").await;
+        let statements_before = sample(&metrics(&app).await, "roastery_db_statements_total").expect("statements");
         for _ in 0..2 {
             let (status, _) = app
                 .call(&token, "core.location.listLocations", json!({"params": {}}))
                 .await;
             assert_eq!(status, StatusCode::OK);
         }
+        // Counted at each connection of the process (other tests' servers share it): at least
+        // one statement per listing.
+        let text = metrics(&app).await;
+        let statements = sample(&text, "roastery_db_statements_total").expect("statements");
+        assert!(statements >= statements_before + 2.0, "{statements_before} -> {statements}");
+        assert!(sample(&text, "roastery_db_transactions_total").is_some_and(|t| t >= 1.0), "{text}");
         let (status, _) = app.call(&token, "core.project.listProjects", json!({})).await;
         assert_eq!(status, StatusCode::FORBIDDEN);
         // Made-up operation names all count as `unknown`: a client cannot add series.
@@ -71,9 +78,9 @@ both_databases! {
         let idle = sample(&text, "roastery_db_pool_connections_idle").expect("idle gauge");
         assert!(idle >= 1.0, "the pool keeps a connection open: {text}");
         assert!(in_use + idle <= 8.0, "the pool holds at most pool_size (8): {text}");
-        // No token needed, and the scrape itself is counted.
+        // No token needed, and each scrape is counted.
         let text = metrics(&app).await;
-        assert_eq!(sample(&text, r#"roastery_requests_total{operation="metrics",status="200"}"#), Some(1.0));
+        assert_eq!(sample(&text, r#"roastery_requests_total{operation="metrics",status="200"}"#), Some(3.0));
     }
 
     async fn rate_limit_rejections_are_counted(app, config: |c: &mut roastery_server::Config| {

@@ -63,6 +63,7 @@ mod roast;
 mod row;
 mod schema;
 mod sqlite_reader;
+mod statements;
 mod store;
 mod submission;
 mod system;

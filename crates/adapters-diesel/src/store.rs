@@ -54,6 +54,7 @@ impl DieselStore {
     /// [`DieselStore::open`] with every pool and session setting.
     pub fn open_with(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
         let url = DatabaseUrl::parse(url)?;
+        crate::statements::count_from_now_on();
         crate::migrate::run(&url)?;
         let pool = connection::pool(&url, options)?;
         connection::warn_if_messages_may_be_translated(&pool);
@@ -271,9 +272,12 @@ impl Store for DieselStore {
 
     fn pool_state(&self) -> Option<roastery_ports::PoolState> {
         let state = self.pool.state();
+        let (statements, transactions) = crate::statements::counts();
         Some(roastery_ports::PoolState {
             in_use: state.connections.saturating_sub(state.idle_connections),
             idle: state.idle_connections,
+            statements,
+            transactions,
         })
     }
 }

@@ -70,6 +70,8 @@ pub struct Metrics {
     series: HashMap<&'static str, Series>,
     pool_in_use: IntGauge,
     pool_idle: IntGauge,
+    statements: IntCounter,
+    transactions: IntCounter,
     deliveries: IntCounterVec,
     queue_pending: IntGauge,
     queue_age: prometheus::Gauge,
@@ -117,6 +119,17 @@ impl Metrics {
             "Open database connections waiting in the pool.",
         )
         .expect("valid metric");
+        let statements = IntCounter::new(
+            "roastery_db_statements_total",
+            "Database statements sent by this instance's connections (one round trip each), \
+             transaction control included.",
+        )
+        .expect("valid metric");
+        let transactions = IntCounter::new(
+            "roastery_db_transactions_total",
+            "Database transactions begun by this instance's connections.",
+        )
+        .expect("valid metric");
         let deliveries = IntCounterVec::new(
             Opts::new(
                 "roastery_webhook_deliveries_total",
@@ -144,6 +157,8 @@ impl Metrics {
             Box::new(rate_limited.clone()),
             Box::new(pool_in_use.clone()),
             Box::new(pool_idle.clone()),
+            Box::new(statements.clone()),
+            Box::new(transactions.clone()),
         ] {
             registry
                 .register(collector)
@@ -169,6 +184,8 @@ impl Metrics {
             series,
             pool_in_use,
             pool_idle,
+            statements,
+            transactions,
             deliveries,
             queue_pending,
             queue_age,
@@ -215,6 +232,13 @@ impl Metrics {
         if let Some(pool) = pool {
             self.pool_in_use.set(i64::from(pool.in_use));
             self.pool_idle.set(i64::from(pool.idle));
+            // Counters only move forward: each takes what its source counted since last time.
+            for (counter, now) in [
+                (&self.statements, pool.statements),
+                (&self.transactions, pool.transactions),
+            ] {
+                counter.inc_by(now.saturating_sub(counter.get()));
+            }
         }
         let mut out = Vec::new();
         if let Err(err) = TextEncoder::new().encode(&self.registry.gather(), &mut out) {
@@ -260,7 +284,12 @@ mod tests {
         metrics.record(op, StatusCode::OK, Duration::from_millis(3));
         metrics.record(op, StatusCode::TOO_MANY_REQUESTS, Duration::from_micros(50));
         metrics.record(TOKEN, StatusCode::OK, Duration::from_millis(40));
-        let text = metrics.render(Some(PoolState { in_use: 2, idle: 5 }));
+        let text = metrics.render(Some(PoolState {
+            in_use: 2,
+            idle: 5,
+            statements: 40,
+            transactions: 9,
+        }));
         for line in [
             r#"roastery_requests_total{operation="inventory.green.listGreenLots",status="200"} 1"#,
             r#"roastery_requests_total{operation="inventory.green.listGreenLots",status="429"} 1"#,
@@ -272,6 +301,8 @@ mod tests {
             r#"roastery_rate_limited_total{operation="token"} 0"#,
             "roastery_db_pool_connections_in_use 2",
             "roastery_db_pool_connections_idle 5",
+            "roastery_db_statements_total 40",
+            "roastery_db_transactions_total 9",
         ] {
             assert!(
                 text.lines().any(|l| l == line),

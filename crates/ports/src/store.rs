@@ -110,11 +110,15 @@ pub trait Store: Clone + Send + Sync + 'static {
     }
 }
 
-/// Connections of a store's pool.
+/// Connections of a store's pool, and what they have run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolState {
     /// Checked out by a unit of work.
     pub in_use: u32,
     /// Open and waiting in the pool.
     pub idle: u32,
+    /// Statements sent so far by this process's connections (each one round trip).
+    pub statements: u64,
+    /// Transactions begun so far by this process's connections.
+    pub transactions: u64,
 }

@@ -1,0 +1,166 @@
+//! The listing read model's stored items: cleared whenever a lot is written, the written lot
+//! handed back to the unit of work, items stored and paged as stored.
+
+use roastery_domain::page::{Limit, PageRequest};
+use roastery_domain::stock::{LotKind, Stock};
+use roastery_ports::Store;
+use roastery_ports::listing::{ListingRepo, RenderedItem};
+use roastery_ports::lock::LockedRow;
+use roastery_ports::repo::{GreenLotRepo, RoastRepo};
+use uuid::Uuid;
+
+use super::green_lot::{green_lot, kg, locations};
+use super::roast::roasted;
+use super::{at, read, write};
+
+fn item(id: Uuid, json: &str) -> RenderedItem {
+    RenderedItem {
+        id,
+        json: json.into(),
+    }
+}
+
+fn first_page(limit: i64) -> PageRequest {
+    PageRequest {
+        limit: Limit::parse(Some(limit)).unwrap(),
+        after: None,
+    }
+}
+
+pub fn a_written_lot_loses_its_item_and_is_handed_back_in_its_last_state<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let (a, b) = (green_lot(1, 0, &here), green_lot(2, 1, &here));
+    let written = write(&store, |tx| {
+        tx.insert_green_lot(&a)?;
+        tx.insert_green_lot(&b)?;
+        let written = tx.take_written_lots();
+        assert!(tx.take_written_lots().is_empty(), "taken once");
+        tx.put_listing_items(
+            LotKind::Green,
+            &[item(a.id, r#"{"a":1}"#), item(b.id, r#"{"b":1}"#)],
+        )?;
+        Ok(written)
+    });
+    assert_eq!(written.green, vec![a.clone(), b.clone()]);
+    assert!(written.roasted.is_empty() && written.blended.is_empty());
+    let page = read(&store, |tx| tx.green_lot_items(None, &first_page(10))).expect("all kept");
+    let json: Vec<&str> = page.iter().map(|i| i.json.as_str()).collect();
+    assert_eq!(
+        json,
+        [r#"{"b":1}"#, r#"{"a":1}"#],
+        "newest registration first"
+    );
+    assert_eq!((page[0].id, page[0].at), (b.id, b.registration_date));
+
+    // Written twice in one unit of work: handed back once, as last written; its item is gone.
+    let last = write(&store, |tx| {
+        let mut lot = tx.green_lot_for_update(a.id)?.unwrap();
+        lot.apply(|l| l.stock = Stock::restore(kg("50"), None))?;
+        tx.update_green_lot(&lot)?;
+        lot.apply(|l| l.stock = Stock::restore(kg("40"), None))?;
+        tx.update_green_lot(&lot)?;
+        Ok(tx.take_written_lots())
+    });
+    assert_eq!(last.green.len(), 1);
+    assert_eq!(last.green[0].stock.weight(), kg("40"));
+    assert_eq!(
+        read(&store, |tx| tx.green_lot_items(None, &first_page(10))),
+        None
+    );
+    assert_eq!(
+        read(&store, |tx| tx.lots_to_render(
+            LotKind::Green,
+            false,
+            None,
+            10
+        )),
+        vec![a.id]
+    );
+    let mut stored = read(&store, |tx| {
+        tx.stored_listing_items(LotKind::Green, &[a.id, b.id])
+    });
+    stored.sort();
+    assert_eq!(
+        stored,
+        vec![(a.id, None), (b.id, Some(r#"{"b":1}"#.into()))]
+    );
+}
+
+pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let lots: Vec<_> = (1..=3)
+        .map(|n| green_lot(n, i64::try_from(n).unwrap(), &here))
+        .collect();
+    write(&store, |tx| {
+        for lot in &lots {
+            tx.insert_green_lot(lot)?;
+        }
+        let items: Vec<_> = lots
+            .iter()
+            .map(|l| item(l.id, &format!("{}", l.lot_number)))
+            .collect();
+        // An item for a lot that is not stored is not kept.
+        let stray = item(Uuid::from_u128(99), "99");
+        tx.put_listing_items(LotKind::Green, &[items, vec![stray]].concat())
+    });
+    let page = read(&store, |tx| tx.green_lot_items(None, &first_page(1))).unwrap();
+    let json: Vec<&str> = page.iter().map(|i| i.json.as_str()).collect();
+    assert_eq!(json, ["3", "2"], "one more than the limit, newest first");
+    let modified = read(&store, |tx| {
+        tx.green_lot_items(Some(at(2)), &first_page(10))
+    })
+    .unwrap();
+    let json: Vec<&str> = modified.iter().map(|i| i.json.as_str()).collect();
+    assert_eq!(json, ["3", "2"], "modified at or after");
+    let all = |after| {
+        read(&store, |tx| {
+            tx.lots_to_render(LotKind::Green, true, after, 2)
+        })
+    };
+    assert_eq!(all(None), vec![lots[0].id, lots[1].id]);
+    assert_eq!(all(Some(lots[1].id)), vec![lots[2].id]);
+    assert!(
+        read(&store, |tx| tx.lots_to_render(
+            LotKind::Green,
+            false,
+            None,
+            10
+        ))
+        .is_empty()
+    );
+    assert!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Green, &[Uuid::from_u128(99)]))
+        .is_empty()
+    );
+
+    // Roasted lots: by roast date, and by ids in any order.
+    let r1 = roasted(&store, 10, here.id, at(10), None);
+    let r2 = roasted(&store, 11, here.id, at(11), None);
+    write(&store, |tx| {
+        tx.put_listing_items(LotKind::Roasted, &[item(r1.id, "r1"), item(r2.id, "r2")])
+    });
+    let page = read(&store, |tx| {
+        tx.roasted_lot_items(Some(at(11)), &first_page(10))
+    })
+    .unwrap();
+    assert_eq!(
+        page.iter().map(|i| i.json.as_str()).collect::<Vec<_>>(),
+        ["r2"]
+    );
+    let mut by_ids = read(&store, |tx| tx.roasted_lot_items_by_ids(&[r1.id, r2.id])).unwrap();
+    by_ids.sort_by_key(|i| i.id);
+    assert_eq!(
+        by_ids.iter().map(|i| i.json.as_str()).collect::<Vec<_>>(),
+        ["r1", "r2"]
+    );
+    // Writing a roasted lot's stock clears its item: the by-ids read no longer has them all.
+    write(&store, |tx| {
+        let lot = tx.roasted_lot_for_update(r1.id)?.unwrap();
+        tx.update_roasted_lot_stock(&lot)
+    });
+    assert_eq!(
+        read(&store, |tx| tx.roasted_lot_items_by_ids(&[r1.id, r2.id])),
+        None
+    );
+}
