@@ -15,8 +15,9 @@ use uuid::Uuid;
 
 use crate::error::OrStoreError;
 use crate::lot_source::SourceTable;
-use crate::roast::{projects_from_db, projects_to_db, weight_from_db};
+use crate::roast::{projects_from_db, projects_to_db};
 use crate::row::uuid;
+use crate::row::weight_from_db;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
 

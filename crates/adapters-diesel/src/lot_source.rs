@@ -10,8 +10,8 @@ use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
 
 use crate::error::OrStoreError;
-use crate::roast::weight_from_db;
 use crate::row::uuid;
+use crate::row::weight_from_db;
 use crate::schema::{blend_sources, roast_sources};
 use crate::store::DieselTx;
 

@@ -19,7 +19,6 @@ use roastery_domain::roast_curve::{DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
-use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
 use roastery_ports::lock::{ForUpdate, Rows};
 use roastery_ports::repo::{RoastRepo, StoreResult};
@@ -28,7 +27,7 @@ use uuid::Uuid;
 
 use crate::error::{OrStoreError, corrupt};
 use crate::lot_source::SourceTable;
-use crate::row::uuid;
+use crate::row::{uuid, weight_from_db};
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
 
@@ -61,11 +60,6 @@ pub(crate) fn projects_from_db(what: &str, text: &str) -> StoreResult<Vec<Projec
             name: p.name,
         })
         .collect())
-}
-
-pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult<Weight> {
-    let unit = WeightUnit::parse(unit).map_err(|e| corrupt(what, e))?;
-    Weight::from_micros(micros, unit).map_err(|e| corrupt(what, e))
 }
 
 #[derive(Queryable, Selectable, Insertable)]

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use roastery_domain::page::PageRequest;
+use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
 use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
@@ -22,4 +23,10 @@ pub(crate) fn keyset(page: &PageRequest) -> StoreResult<Option<(DateTime<Utc>, U
 /// One row more than the page holds: it only tells whether another page exists.
 pub(crate) fn overfetch(page: &PageRequest) -> i64 {
     i64::from(page.limit.get()) + 1
+}
+
+/// A stored weight: micro-units in the unit stored beside them.
+pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult<Weight> {
+    let unit = WeightUnit::parse(unit).map_err(|e| corrupt(what, e))?;
+    Weight::from_micros(micros, unit).map_err(|e| corrupt(what, e))
 }

@@ -12,9 +12,8 @@ use roastery_domain::location::LocationError;
 use roastery_domain::order::OrderError;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::planning::{
-    self, LOSS_ROASTS, NetRequirements, PlanGreenLot, PlanInput, PlanProfile, Planning,
-    PlanningDraft, PlanningError, ProfilePlanning, Recipe, RecipeComponent, RecipeDraft,
-    RecipeError, RoastYield, RunOut,
+    self, NetRequirements, PlanGreenLot, PlanInput, PlanProfile, PlanningDraft, PlanningError,
+    Recipe, RecipeComponent, RecipeDraft, RecipeError, RunOut,
 };
 use roastery_domain::product::Product;
 use roastery_domain::profile::Profile;
@@ -23,7 +22,7 @@ use roastery_domain::weight::{RequestedWeight, Weight};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use crate::profile::{ProfileView, profile_views};
+use crate::profile::{ProfileView, plannings, profile_views};
 use crate::trace::LotNotFound;
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::AppError;
@@ -73,26 +72,6 @@ pub struct RunOutLine {
 pub enum CostOf {
     Lot(Uuid),
     Order(Uuid),
-}
-
-/// Planning data answered with the profiles: stored data and the last roasts of each, read in
-/// two statements for any number of profiles.
-pub(crate) fn plannings(
-    tx: &mut impl Repos,
-    ids: &[Uuid],
-) -> Result<HashMap<Uuid, Planning>, AppError> {
-    let stored: HashMap<Uuid, ProfilePlanning> = tx.profile_plannings(ids)?.into_iter().collect();
-    let mut roasts: HashMap<Uuid, Vec<RoastYield>> = HashMap::new();
-    for (id, roast) in tx.recent_roasts(ids, LOSS_ROASTS)? {
-        roasts.entry(id).or_default().push(roast);
-    }
-    Ok(ids
-        .iter()
-        .map(|id| {
-            let roasts = roasts.get(id).map(Vec::as_slice).unwrap_or_default();
-            (*id, Planning::of(stored.get(id), roasts))
-        })
-        .collect())
 }
 
 impl<S: Store> Roastery<S> {

@@ -2,7 +2,9 @@
 //! profile is its own aggregate in the domain (`roastery_domain::profile`); roasts refer to it.
 
 use roastery_domain::page::{self, Page, PageRequest};
-use roastery_domain::planning::Planning;
+use std::collections::HashMap;
+
+use roastery_domain::planning::{LOSS_ROASTS, Planning, ProfilePlanning, RoastYield};
 use roastery_domain::profile::{
     ComponentDraft, GreenLotRef, Profile, ProfileDraft, ProfileError, ProfileReferences,
 };
@@ -39,7 +41,7 @@ pub(crate) fn profile_views(
     profiles: Vec<Profile>,
 ) -> Result<Vec<ProfileView>, AppError> {
     let ids: Vec<Uuid> = profiles.iter().map(|p| p.id).collect();
-    let plannings = crate::plan::plannings(tx, &ids)?;
+    let plannings = plannings(tx, &ids)?;
     profiles
         .into_iter()
         .map(|profile| {
@@ -69,6 +71,26 @@ impl ProfileView {
         }
         Ok(self)
     }
+}
+
+/// Planning data answered with the profiles: stored data and the last roasts of each, read in
+/// two statements for any number of profiles.
+pub(crate) fn plannings(
+    tx: &mut impl Repos,
+    ids: &[Uuid],
+) -> Result<HashMap<Uuid, Planning>, AppError> {
+    let stored: HashMap<Uuid, ProfilePlanning> = tx.profile_plannings(ids)?.into_iter().collect();
+    let mut roasts: HashMap<Uuid, Vec<RoastYield>> = HashMap::new();
+    for (id, roast) in tx.recent_roasts(ids, LOSS_ROASTS)? {
+        roasts.entry(id).or_default().push(roast);
+    }
+    Ok(ids
+        .iter()
+        .map(|id| {
+            let roasts = roasts.get(id).map(Vec::as_slice).unwrap_or_default();
+            (*id, Planning::of(stored.get(id), roasts))
+        })
+        .collect())
 }
 
 impl<S: Store> Roastery<S> {

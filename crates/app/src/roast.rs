@@ -24,7 +24,6 @@ use crate::green_lot::{GreenLotView, WeightInput};
 use crate::lot_sources;
 use crate::project::resolve_projects;
 use crate::reference::{NamedLotRef, found_in_asked_order, location_ref, location_ref_in};
-use crate::roast_log::imported_roast;
 use crate::{Repos, Roastery, Store};
 use roastery_ports::error::AppError;
 use roastery_ports::lock::LockedRow;
@@ -158,6 +157,24 @@ pub(crate) fn roasted_views(
         });
     }
     Ok(views)
+}
+
+/// The roast made from the roast log with this `roastUUID`, with its green lots as they are now.
+pub(crate) fn imported_roast(
+    tx: &mut impl Repos,
+    external_id: &str,
+) -> Result<Option<RecordedRoast>, AppError> {
+    let Some(lot) = tx.roasted_lot_by_external_id(external_id)? else {
+        return Ok(None);
+    };
+    let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
+    let mut found = tx.green_lots_by_ids(&ids)?;
+    found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
+    let green_lots = crate::green_lot::with_locations_of(tx, found)?;
+    Ok(Some(RecordedRoast {
+        roasted_lot: roasted_view(tx, lot)?,
+        green_lots,
+    }))
 }
 
 impl<S: Store> Roastery<S> {

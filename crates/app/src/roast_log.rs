@@ -6,8 +6,8 @@ use roastery_domain::roast_log::{LoggedRoast, RoastLog};
 use uuid::Uuid;
 
 use crate::green_lot::WeightInput;
-use crate::roast::{CheckedRoast, RecordedRoast, check_request, roasted_view};
-use crate::{Repos, Roastery, Store};
+use crate::roast::{CheckedRoast, RecordedRoast, check_request, imported_roast};
+use crate::{Roastery, Store};
 use roastery_ports::error::{AppError, StoreError};
 
 /// A roast log to import: the parsed log and what the request adds to it.
@@ -39,24 +39,6 @@ impl roastery_domain::BrokenRule for RoastLogImportError {
     fn violation(&self) -> roastery_domain::Violation {
         roastery_domain::Violation::MissingParameter
     }
-}
-
-/// The roast made from the roast log with this `roastUUID`, with its green lots as they are now.
-pub(crate) fn imported_roast(
-    tx: &mut impl Repos,
-    external_id: &str,
-) -> Result<Option<RecordedRoast>, AppError> {
-    let Some(lot) = tx.roasted_lot_by_external_id(external_id)? else {
-        return Ok(None);
-    };
-    let ids: Vec<Uuid> = lot.sources.iter().map(|s| s.lot_id).collect();
-    let mut found = tx.green_lots_by_ids(&ids)?;
-    found.sort_by_key(|l| ids.iter().position(|id| *id == l.id));
-    let green_lots = crate::green_lot::with_locations_of(tx, found)?;
-    Ok(Some(RecordedRoast {
-        roasted_lot: roasted_view(tx, lot)?,
-        green_lots,
-    }))
 }
 
 impl<S: Store> Roastery<S> {

@@ -18,12 +18,12 @@ use uuid::Uuid;
 use super::blend::blend;
 use super::cupping::{analysis, cupping, lot};
 use super::due_diligence::due_diligence;
-use super::event::event;
+use super::feed::event;
+use super::feed::{lease, new_ids, webhook};
 use super::green_lot::{green_lot, kg};
 use super::ledger::genealogy;
 use super::order::{order, product};
 use super::roast::{full_details, profile, roast};
-use super::webhook::{lease, new_ids, webhook};
 use super::{at, read};
 
 /// What `work`, run alone in a write unit of work, noted.

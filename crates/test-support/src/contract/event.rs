@@ -1,41 +1,13 @@
 //! The change feed's outbox: numbering, listing and pruning events.
 
-use roastery_domain::event::{Event, EventType, Subject};
+use roastery_domain::event::{Event, EventType};
 use roastery_domain::webhook::DeliveryStatus;
 use roastery_ports::repo::{AttemptRecord, EventRepo, WebhookRepo};
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
-use super::webhook::{lease, new_ids, webhook};
+use super::feed::{event, lease, new_ids, numbered, publish, webhook};
 use super::{at, read, write, write_err};
-
-/// Event `n` of `event_type` at `minutes`, not yet numbered.
-pub fn event(n: u128, event_type: &str, minutes: i64) -> Event {
-    let event_type = EventType::parse(event_type).unwrap();
-    Event {
-        id: Uuid::from_u128(n),
-        sequence: None,
-        event_type,
-        subject: Subject::new(event_type.resource, Uuid::from_u128(n + 1000)),
-        operation: "inventory.green.createGreenLot".into(),
-        client_id: "client-a".into(),
-        created_date: at(minutes),
-    }
-}
-
-/// `event` numbered `sequence`.
-pub fn numbered(event: &Event, sequence: i64) -> Event {
-    Event {
-        sequence: Some(sequence),
-        ..event.clone()
-    }
-}
-
-/// Stores `events` in one unit of work, then numbers them in another.
-pub fn publish<S: Store>(store: &S, events: &[Event]) {
-    write(store, |tx| tx.insert_events(events));
-    write(store, |tx| tx.place_events());
-}
 
 pub fn events_are_numbered_in_commit_order_and_listed_oldest_first<S: Store>(store: S) {
     assert_eq!(read(&store, |tx| tx.last_sequence()), 0);

@@ -11,6 +11,7 @@ pub mod core;
 pub mod cupping;
 pub mod due_diligence;
 pub mod event;
+pub mod feed;
 pub mod green_lot;
 pub mod ledger;
 pub mod listing;

@@ -1,41 +1,13 @@
 //! Webhooks and their deliveries: queued, claimed under a lease, attempts recorded.
 
-use roastery_domain::event::{Event, EventType};
-use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus, WebhookUrl};
+use roastery_domain::event::Event;
+use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus};
 use roastery_ports::repo::{AttemptRecord, ClaimedDelivery, Delivery, EventRepo, WebhookRepo};
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
-use super::event::{event, numbered, publish};
+use super::feed::{event, lease, new_ids, numbered, publish, webhook};
 use super::{all_pages, at, page_of, read, write, write_err};
-
-/// Webhook `n`, active, made at `minutes`, wanting `types` (every type when empty).
-pub fn webhook(n: u128, minutes: i64, types: &[&str]) -> Webhook {
-    Webhook {
-        id: Uuid::from_u128(n),
-        url: WebhookUrl::parse(&format!("https://hooks.example.com/roastery/{n}")).unwrap(),
-        types: types.iter().map(|t| EventType::parse(t).unwrap()).collect(),
-        description: Some(format!("receiver {n}")),
-        status: WebhookStatus::Active,
-        created_date: at(minutes),
-        secret: format!("whsec_secret{n}"),
-        consecutive_failures: 0,
-    }
-}
-
-/// Lease `n`.
-pub fn lease(n: u128) -> Uuid {
-    Uuid::from_u128(0xABC0 + n)
-}
-
-/// Ids counting up from `first`.
-pub fn new_ids(first: u128) -> impl FnMut() -> Uuid {
-    let mut next = first;
-    move || {
-        next += 1;
-        Uuid::from_u128(next - 1)
-    }
-}
 
 pub fn webhooks_by_id_newest_first_pages_health_and_deletion<S: Store>(store: S) {
     // Two share an instant: the id breaks the tie.
