@@ -100,12 +100,6 @@ impl EventRow {
     }
 }
 
-#[derive(QueryableByName)]
-struct Xid {
-    #[diesel(sql_type = BigInt)]
-    xid: i64,
-}
-
 impl EventRepo for DieselTx {
     fn record_change(&mut self, subject: Subject, change: Change) {
         self.changes.record(subject, change);
@@ -116,48 +110,63 @@ impl EventRepo for DieselTx {
     }
 
     fn insert_events(&mut self, list: &[Event]) -> StoreResult<()> {
-        let xid = match self.conn() {
-            AnyConnection::Postgresql(c) => Some(
-                diesel::sql_query("SELECT pg_current_xact_id()::text::bigint AS xid")
-                    .get_result::<Xid>(c)
-                    .store()?
-                    .xid,
-            ),
-            AnyConnection::Sqlite(_) => None,
-        };
-        // SQLite: one writer at a time, so the numbers are taken here, all in one step.
-        let first = match xid {
-            Some(_) => None,
-            None => {
+        // One statement for the whole batch on either database.
+        match self.conn() {
+            // Stored unnumbered; `writer_xid` is the column's default, the inserting
+            // transaction's id (migration 000014).
+            AnyConnection::Postgresql(c) => {
+                let rows: Vec<_> = list
+                    .iter()
+                    .map(|event| {
+                        (
+                            events::id.eq(event.id.to_string()),
+                            events::event_type.eq(event.event_type.to_string()),
+                            events::subject_id.eq(event.subject.id.to_string()),
+                            events::subject_type.eq(event.subject.resource.as_str()),
+                            events::operation.eq(event.operation.clone()),
+                            events::client_id.eq(event.client_id.clone()),
+                            events::created_date.eq(to_db(event.created_date)),
+                        )
+                    })
+                    .collect();
+                diesel::insert_into(events::table)
+                    .values(&rows)
+                    .execute(c)
+                    .store()?;
+            }
+            // One writer at a time: the numbers are taken here, all in one step.
+            AnyConnection::Sqlite(_) => {
                 let last = self.counter(EVENT_COUNTER)?;
                 let count = i64::try_from(list.len())
                     .map_err(|_| StoreError::Internal("too many events".into()))?;
                 self.set_counter(EVENT_COUNTER, last + count)?;
-                Some(last + 1)
+                let rows: Vec<_> = list
+                    .iter()
+                    .zip(last + 1..)
+                    .map(|(event, sequence)| {
+                        (
+                            events::id.eq(event.id.to_string()),
+                            events::sequence.eq(Some(sequence)),
+                            events::event_type.eq(event.event_type.to_string()),
+                            events::subject_id.eq(event.subject.id.to_string()),
+                            events::subject_type.eq(event.subject.resource.as_str()),
+                            events::operation.eq(event.operation.clone()),
+                            events::client_id.eq(event.client_id.clone()),
+                            events::created_date.eq(to_db(event.created_date)),
+                        )
+                    })
+                    .collect();
+                let AnyConnection::Sqlite(c) = self.conn() else {
+                    return Err(StoreError::Internal(
+                        "the connection changed backend".into(),
+                    ));
+                };
+                diesel::insert_into(events::table)
+                    .values(&rows)
+                    .execute(c)
+                    .store()?;
             }
-        };
-        let rows: Vec<_> = list
-            .iter()
-            .zip(0i64..)
-            .map(|(event, n)| {
-                (
-                    events::id.eq(event.id.to_string()),
-                    events::sequence.eq(first.map(|f| f + n)),
-                    events::writer_xid.eq(xid),
-                    events::event_type.eq(event.event_type.to_string()),
-                    events::subject_id.eq(event.subject.id.to_string()),
-                    events::subject_type.eq(event.subject.resource.as_str()),
-                    events::operation.eq(event.operation.clone()),
-                    events::client_id.eq(event.client_id.clone()),
-                    events::created_date.eq(to_db(event.created_date)),
-                )
-            })
-            .collect();
-        // One statement for the whole batch.
-        on_backend!(self.conn(), |c| diesel::insert_into(events::table)
-            .values(&rows)
-            .execute(c))
-        .store()?;
+        }
         Ok(())
     }
 

@@ -20,7 +20,9 @@ use roastery_ports::repo::{GreenLotRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
+use crate::lock::Locked;
 use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -253,14 +255,21 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
-        green_lots::table
-            .find(id.to_string())
-            .select(GreenLotRow::as_select())
-            .first::<GreenLotRow>(self.conn())
-            .optional()
-            .store()?
-            .map(GreenLotRow::into_domain)
-            .transpose()
+        let key = id.to_string();
+        let locked = self.locks_on_load(Locked::GreenLots, &key);
+        let query = green_lots::table.find(key);
+        let row = match self.conn() {
+            AnyConnection::Postgresql(c) if locked => query
+                .select(GreenLotRow::as_select())
+                .for_update()
+                .first::<GreenLotRow>(c)
+                .optional(),
+            conn => query
+                .select(GreenLotRow::as_select())
+                .first::<GreenLotRow>(conn)
+                .optional(),
+        };
+        row.store()?.map(GreenLotRow::into_domain).transpose()
     }
 
     fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
@@ -287,8 +296,12 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>> {
-        ForUpdate::load(self, Rows::GreenLots(ids), |tx| tx.green_lots_by_ids(ids))
-            .map(ForUpdate::into_each)
+        ForUpdate::load(self, Rows::GreenLots(ids), |tx| match ids {
+            // One lot: loaded by the loader that takes its lock (`lock.rs`).
+            [id] => Ok(tx.green_lot(*id)?.into_iter().collect()),
+            _ => tx.green_lots_by_ids(ids),
+        })
+        .map(ForUpdate::into_each)
     }
 
     fn green_lots_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<GreenLot>> {

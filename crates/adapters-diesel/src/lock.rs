@@ -34,7 +34,7 @@ use crate::schema::{blended_lots, cuppings, green_lots, orders, products, roaste
 use crate::store::DieselTx;
 
 /// A table whose rows a write unit of work locks, and the column it finds them by.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Locked {
     GreenLotOrigins,
     GreenLots,
@@ -44,6 +44,20 @@ pub(crate) enum Locked {
     OrdersById,
     OrdersByExternalId,
     ProductsByExternalId,
+}
+
+impl DieselTx {
+    /// Whether the load of this one row is to take its lock (noted by `lock_rows` just
+    /// before); the note is taken.
+    pub(crate) fn locks_on_load(&mut self, what: Locked, key: &str) -> bool {
+        match &self.lock_on_load {
+            Some((noted, noted_key)) if *noted == what && noted_key == key => {
+                self.lock_on_load = None;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Locked {
@@ -105,6 +119,16 @@ impl RowLocks for DieselTx {
             Rows::ProductsByExternalId(keys) => (Locked::ProductsByExternalId, keys.to_vec()),
         };
         if keys.is_empty() {
+            return Ok(());
+        }
+        // One lot of a kind whose plain loader can lock it: the load takes the lock itself
+        // (`SELECT … FOR UPDATE`, one round trip instead of two). A lock noted and not taken by
+        // the load that follows fails the unit of work at commit (`store.rs`), so it can never
+        // let a write through unlocked.
+        if let (Locked::GreenLots, [key]) = (what, keys.as_slice())
+            && matches!(self.conn(), AnyConnection::Postgresql(_))
+        {
+            self.lock_on_load = Some((what, key.clone()));
             return Ok(());
         }
         match self.conn() {

@@ -6,7 +6,9 @@
 use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use diesel::connection::{Instrumentation, InstrumentationEvent, set_default_instrumentation};
+use diesel::connection::{
+    Instrumentation, InstrumentationEvent, get_default_instrumentation, set_default_instrumentation,
+};
 
 static STATEMENTS: AtomicU64 = AtomicU64::new(0);
 static TRANSACTIONS: AtomicU64 = AtomicU64::new(0);
@@ -28,10 +30,14 @@ impl Instrumentation for Counting {
     }
 }
 
-/// Every connection opened from now on counts what it runs.
+/// Every connection opened from now on counts what it runs, unless the process installed an
+/// instrumentation of its own (a test that records statements), which is kept.
 pub(crate) fn count_from_now_on() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
+        if get_default_instrumentation().is_some() {
+            return;
+        }
         if let Err(e) = set_default_instrumentation(|| Some(Box::new(Counting))) {
             tracing::warn!(error = %e, "database statements will not be counted");
         }

@@ -118,6 +118,7 @@ impl DieselStore {
             conn,
             lock_rows: false,
             changes: Default::default(),
+            lock_on_load: None,
             written: Default::default(),
             references: self.references.clone(),
         }
@@ -151,6 +152,14 @@ impl DieselStore {
         // other rows go on in parallel. SQLite's BEGIN IMMEDIATE makes writers take turns.
         tx.lock_rows = write && self.backend() == Backend::Postgres;
         let mut outcome = work(&mut tx);
+        if outcome.is_ok() && tx.lock_on_load.is_some() {
+            // A row was to be locked by its load, and no load took the lock.
+            outcome = Err(StoreError::Internal(format!(
+                "a lock was noted and not taken: {:?}",
+                tx.lock_on_load
+            ))
+            .into());
+        }
         if outcome.is_ok() && !tx.changes.is_empty() {
             // Committing would lose the events of these changes.
             outcome = Err(StoreError::Internal(
@@ -321,6 +330,8 @@ pub struct DieselTx {
     pub(crate) lock_rows: bool,
     /// Changes noted by the repositories and not yet turned into events.
     pub(crate) changes: roastery_domain::event::Changes,
+    /// A row whose lock its next load takes (`lock.rs`); must be `None` again by commit.
+    pub(crate) lock_on_load: Option<(crate::lock::Locked, String)>,
     /// Lots written whose listing items the unit of work has not stored yet.
     pub(crate) written: roastery_ports::listing::WrittenLots,
     pub(crate) references: Arc<crate::references::References>,

@@ -252,3 +252,57 @@ fn a_trace_statement_is_prepared_once_per_connection_on_postgresql() {
         }
     }
 }
+
+/// One green lot written back on PostgreSQL is locked by the statement that loads it
+/// (`SELECT … FOR UPDATE`), not by a lock statement of its own before the load, and the whole
+/// write is six round trips.
+#[test]
+fn a_green_lot_is_locked_by_the_statement_that_loads_it_on_postgresql() {
+    record_statements();
+    let Some(db) = support::postgres("statements_lock") else {
+        return;
+    };
+    let (app, g) = traced(&db.url);
+    let lot = g.green[0].id;
+    let set = |kg: i64| {
+        app.set_green_lot_weight(roastery_app::green_lot::SetGreenLotWeight {
+            green_lot_id: lot,
+            weight: roastery_app::green_lot::WeightInput {
+                amount: rust_decimal::Decimal::from(kg),
+                unit: roastery_domain::weight::WeightUnit::Kg,
+            },
+        })
+        .unwrap()
+    };
+    set(70); // opens the connection first: not counted
+    let statements = sql_of(|| {
+        set(71);
+    });
+    let locking: Vec<&String> = statements
+        .iter()
+        .filter(|s| s.contains("FOR UPDATE"))
+        .collect();
+    assert_eq!(locking.len(), 1, "{statements:#?}");
+    assert!(
+        locking[0].contains("\"green_lots\".\"weight_micros\""),
+        "the lock is taken by the load of the whole row: {statements:#?}"
+    );
+    // Lock and load, write the lot, its ledger entry and its event (stamped with the writer's
+    // transaction id by the insert itself), in one transaction: six round trips.
+    let shape: Vec<String> = statements
+        .iter()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            "BEGIN ISOLATION LEVEL",
+            "SELECT \"green_lots\".\"id\", \"green_lots\".\"origin_id\",",
+            "UPDATE \"green_lots\" SET",
+            "INSERT INTO \"ledger_entries\"",
+            "INSERT INTO \"events\"",
+            "COMMIT",
+        ],
+        "{statements:#?}"
+    );
+}

@@ -1,0 +1,1 @@
+ALTER TABLE events ALTER COLUMN writer_xid DROP DEFAULT;
