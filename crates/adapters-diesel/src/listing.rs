@@ -51,7 +51,16 @@ macro_rules! item_page {
         if let Some(from) = $from {
             query = query.filter($table::$from_column.ge(to_db(from)));
         }
-        let rows: Vec<ItemRow> = newest_first!(query, $page, $table::$at, $table::id)
+        if let Some((at, id)) = $crate::row::keyset($page)? {
+            let at = to_db(at);
+            query = query.filter(
+                $table::$at
+                    .le(at)
+                    .and($table::$at.lt(at).or($table::id.lt(id.to_string()))),
+            );
+        }
+        let query = query.order(($table::$at.desc(), $table::id.desc()));
+        let rows: Vec<ItemRow> = $crate::row::LiteralLimit::of(query, $page)
             .load($tx.conn())
             .store()?;
         items(rows)
@@ -182,5 +191,77 @@ impl ListingRepo for DieselTx {
         rows.into_iter()
             .map(|(id, item)| Ok((uuid("lot", &id)?, item)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::sql_types::BigInt;
+    use roastery_domain::page::Limit;
+    use roastery_ports::Store;
+    use roastery_ports::repo::GreenLotRepo;
+    use roastery_test_support::contract::green_lot::{green_lot, locations};
+    use roastery_test_support::database;
+
+    use super::*;
+    use crate::DieselStore;
+
+    #[derive(QueryableByName, Debug, PartialEq, Eq)]
+    struct Plans {
+        #[diesel(sql_type = BigInt)]
+        generic_plans: i64,
+        #[diesel(sql_type = BigInt)]
+        custom_plans: i64,
+    }
+
+    /// The first page of a listing on PostgreSQL is one kept statement whose generic plan is
+    /// kept too: after PostgreSQL's five trial custom plans, none is made again.
+    #[test]
+    fn a_first_page_on_postgresql_keeps_its_generic_plan() {
+        let Some(db) = database::postgres("listing_plan") else {
+            return;
+        };
+        let store = DieselStore::open(&db.url, Some(1)).unwrap();
+        let [here, _] = locations(&store);
+        store
+            .write(|tx| {
+                for n in 1..=40 {
+                    tx.insert_green_lot(&green_lot(n, i64::try_from(n).unwrap(), &here))?;
+                }
+                drop(roastery_ports::repo::EventRepo::take_changes(tx));
+                let written = tx.take_written_lots();
+                let items: Vec<_> = (written.green.iter())
+                    .map(|l| RenderedItem {
+                        id: l.id,
+                        json: format!("{}", l.lot_number),
+                    })
+                    .collect();
+                Ok(tx.put_listing_items(LotKind::Green, &items)?)
+            })
+            .unwrap();
+        let page = PageRequest {
+            limit: Limit::parse(Some(10)).unwrap(),
+            after: None,
+        };
+        for _ in 0..20 {
+            let items = store
+                .read_statement(|tx| Ok(tx.green_lot_items(None, &page)?))
+                .unwrap()
+                .expect("kept");
+            assert_eq!(items.len(), 11);
+        }
+        let plans: Vec<Plans> = store
+            .read_statement(|tx| {
+                Ok(diesel::sql_query(
+                    "SELECT generic_plans, custom_plans FROM pg_prepared_statements \
+                     WHERE statement LIKE '%listing_item%' AND statement LIKE '%LIMIT 11'",
+                )
+                .load(tx.conn())
+                .store()?)
+            })
+            .unwrap();
+        assert_eq!(plans.len(), 1, "one kept statement: {plans:?}");
+        assert!(plans[0].custom_plans <= 5, "{plans:?}");
+        assert!(plans[0].generic_plans >= 15, "{plans:?}");
     }
 }

@@ -30,3 +30,49 @@ pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult
     let unit = WeightUnit::parse(unit).map_err(|e| corrupt(what, e))?;
     Weight::from_micros(micros, unit).map_err(|e| corrupt(what, e))
 }
+
+/// A query whose `LIMIT` is written into its SQL rather than bound. With the limit bound,
+/// PostgreSQL's generic plan of a listing page guesses a tenth of the table and loses to a
+/// custom plan, so the kept statement is planned again at every execution; with it written,
+/// the generic plan (an index range scan) is kept. Each page size is one kept statement.
+#[derive(Debug, Clone)]
+pub(crate) struct LiteralLimit<Q> {
+    query: Q,
+    limit: u32,
+}
+
+impl<Q> LiteralLimit<Q> {
+    pub(crate) fn of(query: Q, page: &PageRequest) -> Self {
+        Self {
+            query,
+            limit: page.limit.get().saturating_add(1),
+        }
+    }
+}
+
+impl<Q: diesel::query_builder::Query> diesel::query_builder::Query for LiteralLimit<Q> {
+    type SqlType = Q::SqlType;
+}
+
+impl<Q, DB> diesel::query_builder::QueryFragment<DB> for LiteralLimit<Q>
+where
+    DB: diesel::backend::Backend,
+    Q: diesel::query_builder::QueryFragment<DB>,
+{
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, DB>,
+    ) -> diesel::QueryResult<()> {
+        self.query.walk_ast(out.reborrow())?;
+        out.push_sql(" LIMIT ");
+        out.push_sql(&self.limit.to_string());
+        Ok(())
+    }
+}
+
+impl<Q> diesel::query_builder::QueryId for LiteralLimit<Q> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q, C> diesel::RunQueryDsl<C> for LiteralLimit<Q> {}
