@@ -127,6 +127,50 @@ impl<S: Store> Ctx<S> {
     }
 }
 
+/// Handlers called directly over the in-memory store, for their own tests: what they decode,
+/// which use case they call and how they write its answer.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::sync::Arc;
+
+    use actix_web::ResponseError;
+    use roastery_app::Roastery;
+    use roastery_ports::testing::InMemoryStore;
+
+    use super::Ctx;
+    use crate::cursor::CursorCodec;
+    use crate::error::ApiError;
+    use crate::state::AppState;
+
+    /// A call of `operation` by client `client-a` over a fresh in-memory store, and the use
+    /// cases over that store (to set up and to check what the call did).
+    pub(crate) fn call(operation: &'static str) -> (Ctx<InMemoryStore>, Roastery<InMemoryStore>) {
+        let (app, _clock) = roastery_app::testing::memory_roastery();
+        let state = Arc::new(AppState::new(app.clone(), CursorCodec::new(vec![7; 32])));
+        let ctx = Ctx {
+            state,
+            operation,
+            client_id: Arc::from("client-a"),
+        };
+        (ctx, app)
+    }
+
+    /// The status and JSON body a handler's result answers, as the server would send it.
+    pub(crate) async fn answer(
+        result: Result<actix_web::HttpResponse, ApiError>,
+    ) -> (u16, serde_json::Value) {
+        let response = match result {
+            Ok(response) => response,
+            Err(e) => e.error_response(),
+        };
+        let status = response.status().as_u16();
+        let body = actix_web::body::to_bytes(response.into_body())
+            .await
+            .unwrap_or_default();
+        (status, serde_json::from_slice(&body).unwrap_or_default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

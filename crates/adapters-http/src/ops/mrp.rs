@@ -554,3 +554,115 @@ pub(super) async fn set_order_status<S: Store>(
         order: order.into(),
     })
 }
+
+#[cfg(test)]
+mod handler_tests {
+    use roastery_app::product::{SyncProduct, SyncVariant};
+    use roastery_domain::product::PackageSize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::call::testing::{answer, call};
+
+    fn body(value: serde_json::Value) -> Vec<u8> {
+        serde_json::to_vec(&value).unwrap()
+    }
+
+    /// Each order's fields reach the use case under their wire names, and the answer maps each
+    /// synced order to its `id` and `externalId`.
+    #[actix_web::test]
+    async fn set_orders_maps_the_wire_fields_and_answers_each_order() {
+        let (ctx, app) = call("mrp.order.setOrders");
+        app.sync_products(vec![SyncProduct {
+            external_id: "P-1".into(),
+            name: "House blend".into(),
+            variants: vec![SyncVariant {
+                sku: "HB-250".into(),
+                package_size: PackageSize::parse("PACKAGE250G").unwrap(),
+            }],
+        }])
+        .unwrap();
+        let request = json!({"data": [{
+            "externalId": "ORD-1",
+            "orderDate": "2026-11-20T10:00:00Z",
+            "customer": "Café Nord",
+            "customerType": "WHOLESALE",
+            "orderItems": [{"sku": "HB-250", "quantity": 3}]
+        }]});
+        let (status, answered) = answer(set_orders(ctx, &body(request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+        let synced = &answered["result"]["syncedOrders"];
+        assert_eq!(synced[0]["externalId"], "ORD-1", "{answered}");
+        let id: uuid::Uuid = serde_json::from_value(synced[0]["id"].clone()).unwrap();
+        let stored = app
+            .store()
+            .read(|tx| Ok(roastery_ports::repo::OrderRepo::order(tx, id)?))
+            .unwrap()
+            .expect("stored");
+        assert_eq!(stored.customer.as_deref(), Some("Café Nord"));
+        assert_eq!(stored.customer_type, Some(CustomerType::Wholesale));
+        assert_eq!(stored.items[0].sku.as_str(), "HB-250");
+        assert_eq!(stored.items[0].quantity, 3);
+    }
+
+    /// A required field left out is named by its path in the request, and nothing is stored.
+    #[actix_web::test]
+    async fn set_orders_names_the_missing_field_by_its_path() {
+        for (order, path) in [
+            (
+                json!({"orderDate": "2026-11-20T10:00:00Z", "orderItems": []}),
+                "data[0].externalId",
+            ),
+            (
+                json!({"externalId": "ORD-1", "orderItems": []}),
+                "data[0].orderDate",
+            ),
+            (
+                json!({"externalId": "ORD-1", "orderDate": "2026-11-20T10:00:00Z"}),
+                "data[0].orderItems",
+            ),
+            (
+                json!({"externalId": "ORD-1", "orderDate": "2026-11-20T10:00:00Z",
+                       "orderItems": [{"quantity": 1}]}),
+                "data[0].orderItems[0].sku",
+            ),
+        ] {
+            let (ctx, app) = call("mrp.order.setOrders");
+            let (status, answered) =
+                answer(set_orders(ctx, &body(json!({"data": [order]}))).await).await;
+            assert_eq!(status, 400, "{answered}");
+            assert_eq!(answered["error"]["code"], "missing_parameter", "{answered}");
+            let message = answered["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(path), "{path}: {answered}");
+            let none = app
+                .store()
+                .read(|tx| {
+                    Ok(roastery_ports::repo::OrderRepo::orders_by_external_ids(
+                        tx,
+                        &["ORD-1".into()],
+                    )?)
+                })
+                .unwrap();
+            assert!(none.is_empty(), "{none:?}");
+        }
+    }
+
+    /// An enum name on the wire is parsed by the handler and refused under its path.
+    #[actix_web::test]
+    async fn set_orders_refuses_an_unknown_customer_type_under_its_path() {
+        let (ctx, _) = call("mrp.order.setOrders");
+        let request = json!({"data": [{
+            "externalId": "ORD-1", "orderDate": "2026-11-20T10:00:00Z",
+            "customerType": "FRIENDS", "orderItems": [{"sku": "HB-250", "quantity": 1}]
+        }]});
+        let (status, answered) = answer(set_orders(ctx, &body(request)).await).await;
+        assert_eq!(status, 400, "{answered}");
+        assert_eq!(answered["error"]["code"], "invalid_parameter", "{answered}");
+        assert!(
+            answered["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("data[0].customerType")
+        );
+    }
+}
