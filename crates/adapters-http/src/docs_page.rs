@@ -44,21 +44,7 @@ pub async fn page() -> HttpResponse {
         .body(html.clone())
 }
 
-/// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::html::escape_html as escape;
 
 /// The value at `path` inside `value`, or null.
 fn at<'a>(value: &'a Value, path: &[&str]) -> &'a Value {

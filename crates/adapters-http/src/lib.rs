@@ -16,6 +16,7 @@ mod decode;
 pub mod docs_page;
 pub mod error;
 pub mod fuzzing;
+pub mod html;
 pub mod listing;
 pub mod metrics;
 pub mod openapi;

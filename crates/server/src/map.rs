@@ -34,12 +34,7 @@ const COLOURS: [&str; 6] = [
     "#1b7837", "#2166ac", "#b2182b", "#8c510a", "#762a83", "#01665e",
 ];
 
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+pub use roastery_adapters_http::html::escape_html as escape;
 
 fn degrees(c: &str) -> f64 {
     c.parse().unwrap_or(0.0)
