@@ -43,8 +43,8 @@ const IN_FLIGHT: usize = 64;
 /// Most claims one webhook holds at a time (every instance counted): a receiver that never
 /// answers ties up this many sends for the 10 s of their attempts, and nothing else.
 const PER_WEBHOOK: usize = 4;
-/// How often the loop looks for work when nothing woke it: events committed by other
-/// instances and retries fall due meanwhile.
+/// How often the loop looks for work when nothing woke it (events committed by other instances
+/// and retries fall due meanwhile), and the least time between two rounds that found nothing.
 const POLL: Duration = Duration::from_millis(500);
 /// How often old events are pruned.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
@@ -68,6 +68,7 @@ impl<S: Store, T: WebhookTransport> DeliveryLoop<S, T> {
     /// and another instance sends them again).
     pub async fn run(self, stop: Arc<Notify>) {
         let mut last_prune: Option<Instant> = None;
+        let mut last_empty: Option<Instant> = None;
         let mut in_flight = FuturesUnordered::new();
         loop {
             if last_prune.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
@@ -81,8 +82,15 @@ impl<S: Store, T: WebhookTransport> DeliveryLoop<S, T> {
                 }
             }
             let room = IN_FLIGHT.saturating_sub(in_flight.len());
-            if room > 0 {
-                for claimed in self.claim(room).await {
+            // After a round that found nothing due, a wake alone (this instance committed
+            // events) does not start another before the poll interval: a busy writer with no
+            // webhook to serve would otherwise cost a claim round per write. A delivery then
+            // waits at most one interval.
+            let due = last_empty.is_none_or(|at: Instant| at.elapsed() >= POLL);
+            if room > 0 && due {
+                let claimed = self.claim(room).await;
+                last_empty = claimed.is_empty().then(Instant::now);
+                for claimed in claimed {
                     in_flight.push(self.deliver(claimed));
                 }
                 self.observe_queue().await;
