@@ -8,6 +8,11 @@
 //!   argon2 checks are abandoned by their clients while they wait, start or run.
 //! - `bodies_without_a_token_*`: many connections at once, each sending a 1 MiB body to an
 //!   operation without a token.
+//! - `due_diligence_over_large_plots_*`: twelve source green lots, each with a plot of about
+//!   half a MB, behind one roasted lot (over the 4 MiB of stored due diligence one answer
+//!   carries: refused) and eight of them behind another (under it: answered); three
+//!   `getDueDiligence` calls at once for each. The peak may pass the baseline after start-up by
+//!   a few tens of MiB only ([`ANSWER_BOUND_KIB`]).
 //!
 //! The numbers these tests print (`ROASTERY_TEST_BINARY` measures another build the same way)
 //! are in docs/robustness.md.
@@ -28,10 +33,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod support;
+use serde_json::{Value, json};
 use support::*;
 
 /// The most the server may ever hold resident, in KiB: "a few hundred MiB".
 const BOUND_KIB: u64 = 300 * 1024;
+
+/// The most three `getDueDiligence` calls at once may add to the server's resident peak after
+/// start-up, in KiB: the "a few tens of MiB". Three refused reports add 2 to 5 MiB here
+/// (debug build, both databases), and the same three answered before the 4 MiB bound added
+/// 580 to 622 MiB; 64 MiB leaves room for allocator and debug-build noise while still failing
+/// on any answer built in memory at many times its stored size.
+const ANSWER_BOUND_KIB: u64 = 64 * 1024;
 
 type Tls = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
 
@@ -246,6 +259,140 @@ async fn bodies_without_a_token(backend: Backend, label: &str) {
     );
 }
 
+/// A simple zigzag ring of `n` vertices 0.001° apart, closed under them (`n + 3` positions), as
+/// tests/api/bounds.rs builds it.
+fn zigzag(n: usize) -> Value {
+    let mut positions: Vec<String> = (0..n)
+        .map(|i| format!("[{}.{:03},{}]", i / 1000, i % 1000, i % 2))
+        .collect();
+    let last = n - 1;
+    positions.push(format!("[{}.{:03},-1]", last / 1000, last % 1000));
+    positions.push("[0,-1]".to_owned());
+    positions.push("[0,0]".to_owned());
+    serde_json::from_str(&format!("[{}]", positions.join(","))).expect("a ring")
+}
+
+/// `getDueDiligence` of `lot` three times at once, as the attack asked it.
+async fn three_reports(
+    http: &oauth2::reqwest::Client,
+    base: &str,
+    token: &str,
+    lot: &str,
+) -> [(u16, Value); 3] {
+    let body = json!({"params": {"filter": {"lotId": lot}}});
+    let ask = || async {
+        let operation = "inventory.trace.getDueDiligence";
+        let (status, text) = call(http, base, token, operation, &body)
+            .await
+            .expect("answer");
+        (status, serde_json::from_str(&text).expect("json"))
+    };
+    let (a, b, c) = tokio::join!(ask(), ask(), ask());
+    [a, b, c]
+}
+
+async fn due_diligence_over_large_plots(backend: Backend, label: &str) {
+    const VERTICES: usize = 45_000;
+    let scopes = "core.location inventory.green inventory.roast inventory.trace";
+    let Some(env) = Env::new(backend, "strangers_plots", scopes) else {
+        return;
+    };
+    let account = env.account();
+    let http = env.client();
+    let kg = |amount: usize| json!({"amount": amount, "unit": "KG"});
+    // One server writes the lots; a fresh one answers, so that its baseline is its start-up and
+    // first token alone.
+    let (sources, under, over) = {
+        let server = env.serve("plots_setup");
+        let base = server.base();
+        let token = token(&http, &base, &account).await;
+        let body = json!({"data": {"name": "Hamburg"}});
+        let location = call_ok(&http, &base, &token, "core.location.importLocation", body).await;
+        let location = id_of(&location, "/result/location/id");
+        // 480,447 characters of stored due diligence per lot: under the 1 MiB of a body and the
+        // 50,000 positions of a ring; eight lots are 3.7 MiB, twelve 5.5 MiB.
+        let ring = zigzag(VERTICES);
+        let plots = json!({"type": "FeatureCollection", "features": [{"type": "Feature",
+            "geometry": {"type": "Polygon", "coordinates": [ring]}, "properties": {}}]});
+        let mut sources = Vec::new();
+        for i in 0..12 {
+            let body = json!({"data": {"name": format!("Plot lot {i}"), "externalId": format!("P-{i}"),
+                "weight": kg(60),
+                "locationId": location}});
+            let lot = call_ok(&http, &base, &token, "inventory.green.importGreenLot", body).await;
+            let lot = id_of(&lot, "/result/greenLot/id");
+            let body = json!({"data": {"greenLotId": lot, "countryOfProduction": "CO",
+                "productionPeriod": {"from": "2025-10-01", "to": "2026-02-28"}, "plots": plots,
+                "statements": [{"referenceNumber": format!("REF{i}"), "kind": "DDS",
+                "role": "UPSTREAM"}]}});
+            call_ok(
+                &http,
+                &base,
+                &token,
+                "inventory.green.setDueDiligence",
+                body,
+            )
+            .await;
+            sources.push(lot);
+        }
+        let mut roasts = Vec::new();
+        for lots in [&sources[..8], &sources[..]] {
+            let green: Vec<Value> = lots
+                .iter()
+                .map(|g| json!({"id": g, "usedWeight": kg(10)}))
+                .collect();
+            let body = json!({"data": {"name": format!("{} plots", lots.len()),
+                "locationId": location, "roastedDate": "2026-03-01T09:30:00Z",
+                "weight": kg(8 * lots.len()), "greenLots": green}});
+            let roast = call_ok(&http, &base, &token, "inventory.roast.recordRoast", body).await;
+            roasts.push(id_of(&roast, "/result/roastedLot/id"));
+        }
+        (sources, roasts[0].clone(), roasts[1].clone())
+    };
+
+    let server = env.serve("plots");
+    let (base, pid) = (server.base(), server.child.id());
+    let token = token(&http, &base, &account).await;
+    let baseline = memory_kib(pid, "VmHWM");
+    let refused = three_reports(&http, &base, &token, &over).await;
+    let what = "3 due diligence reports of 5.5 MiB at once";
+    let peak_over = report(what, label, pid, baseline);
+    let answered = three_reports(&http, &base, &token, &under).await;
+    let what = "then 3 due diligence reports of 3.7 MiB at once";
+    let peak_under = report(what, label, pid, baseline);
+
+    for (status, error) in refused {
+        assert_eq!(status, 422, "{:.500}", error.to_string());
+        assert_eq!(error["error"]["code"], "invalid_request", "{error}");
+        let message = error["error"]["message"].as_str().expect("a message");
+        for lot in &sources {
+            assert!(message.contains(lot.as_str()), "{lot} in {message}");
+        }
+        assert!(message.contains("filter.lotId"), "{message}");
+    }
+    for (status, answer) in answered {
+        assert_eq!(status, 200, "{:.500}", answer.to_string());
+        let result = &answer["result"];
+        let sources = result["sources"].as_array().expect("sources");
+        assert_eq!(sources.len(), 8);
+        assert_eq!(result["complete"], true, "{}", result["missing"]);
+        let features = result["plots"]["features"].as_array().expect("features");
+        assert_eq!(features.len(), 8);
+        for feature in features {
+            let ring = &feature["geometry"]["coordinates"][0];
+            assert_eq!(ring.as_array().map(Vec::len), Some(VERTICES + 3));
+        }
+    }
+    for (case, peak) in [("of 5.5 MiB", peak_over), ("of 3.7 MiB", peak_under)] {
+        assert!(
+            peak - baseline < ANSWER_BOUND_KIB,
+            "three reports {case} took the server's peak from {} to {} MiB resident",
+            baseline / 1024,
+            peak / 1024
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn abandoned_token_requests_sqlite() {
     abandoned_token_requests(Backend::Sqlite, "SQLite").await;
@@ -264,4 +411,14 @@ async fn bodies_without_a_token_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_without_a_token_postgres() {
     bodies_without_a_token(Backend::Postgres, "PostgreSQL").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn due_diligence_over_large_plots_sqlite() {
+    due_diligence_over_large_plots(Backend::Sqlite, "SQLite").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn due_diligence_over_large_plots_postgres() {
+    due_diligence_over_large_plots(Backend::Postgres, "PostgreSQL").await;
 }
