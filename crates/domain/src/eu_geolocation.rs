@@ -171,12 +171,21 @@ fn collision(geometry: &Geometry) -> Option<(&Position, &Position)> {
 /// told (`Equal`: fewer than three distinct positions). Exact: the turn at the ring's
 /// lowest-leftmost position, a convex corner of any simple ring.
 pub fn winding(ring: &[Position]) -> Ordering {
+    winding_by(ring, |p| (p.longitude.scaled(), p.latitude.scaled()))
+}
+
+/// [`winding`] of a ring whose positions `xy` gives as scaled `(longitude, latitude)`.
+fn winding_by<T>(ring: &[T], xy: impl Fn(&T) -> (i128, i128)) -> Ordering {
     let open = match ring.split_last() {
         Some((_, open)) if open.len() >= 3 => open,
         _ => return Ordering::Equal,
     };
-    let xy = |p: &Position| (p.longitude.scaled(), p.latitude.scaled());
-    let Some((m, corner)) = open.iter().map(xy).enumerate().min_by(|a, b| a.1.cmp(&b.1)) else {
+    let Some((m, corner)) = open
+        .iter()
+        .map(&xy)
+        .enumerate()
+        .min_by(|a, b| a.1.cmp(&b.1))
+    else {
         return Ordering::Equal;
     };
     let n = open.len();
@@ -184,7 +193,7 @@ pub fn winding(ring: &[Position]) -> Ordering {
         let mut i = m;
         for _ in 0..n {
             i = step(i);
-            let p = open.get(i).map(xy)?;
+            let p = open.get(i).map(&xy)?;
             if p != corner {
                 return Some(p);
             }
@@ -205,7 +214,16 @@ pub fn winding(ring: &[Position]) -> Ordering {
 /// Whether RFC 7946 wants the ring written with its positions reversed: an exterior ring
 /// wound clockwise, or a hole wound counterclockwise.
 pub fn needs_reversal(ring: &[Position], exterior: bool) -> bool {
-    match winding(ring) {
+    reversal(winding(ring), exterior)
+}
+
+/// [`needs_reversal`] of a ring given as each position's scaled `(longitude, latitude)`.
+pub(crate) fn needs_reversal_xy(ring: &[(i128, i128)], exterior: bool) -> bool {
+    reversal(winding_by(ring, |p| *p), exterior)
+}
+
+fn reversal(winding: Ordering, exterior: bool) -> bool {
+    match winding {
         Ordering::Greater => !exterior,
         Ordering::Less => exterior,
         Ordering::Equal => false,

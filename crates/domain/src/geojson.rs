@@ -340,17 +340,33 @@ impl Plot {
     fn write(&self, out: &mut String) {
         out.push_str("{\"type\":\"Feature\",\"geometry\":");
         self.geometry.write(out);
-        out.push_str(",\"properties\":{");
-        for (i, (name, value)) in self.properties.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(&json_string(name));
-            out.push(':');
-            out.push_str(value.get());
-        }
-        out.push_str("}}");
+        out.push_str(",\"properties\":");
+        write_properties(
+            out,
+            self.properties
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.get())),
+        );
+        out.push('}');
     }
+}
+
+/// A feature's properties as written: `{"name":value,...}` in the order given (by name, from
+/// a map), each value the JSON text it was sent as.
+pub(crate) fn write_properties<'a>(
+    out: &mut String,
+    properties: impl IntoIterator<Item = (&'a str, &'a str)>,
+) {
+    out.push('{');
+    for (i, (name, value)) in properties.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&json_string(name));
+        out.push(':');
+        out.push_str(value);
+    }
+    out.push('}');
 }
 
 /// A JSON string literal of `s`.

@@ -56,6 +56,7 @@ pub mod roast_log;
 pub mod roasted_lot;
 pub mod scope;
 pub mod stock;
+pub mod stored_plots;
 pub mod submission;
 #[cfg(test)]
 mod test_values;
