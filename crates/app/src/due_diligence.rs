@@ -345,7 +345,7 @@ mod tests {
         let after = app.due_diligence_of(DueDiligenceOf::Lot(moved)).unwrap();
         assert!(after.complete);
         assert_eq!(after.statements.len(), 1);
-        assert_eq!(after.plots.features.len(), 1);
+        assert_eq!(after.plots().unwrap().len(), 1);
     }
 
     #[test]

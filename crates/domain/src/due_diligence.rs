@@ -6,7 +6,7 @@
 //!
 //! Parsing checks every field and names it by its full path; nothing here reads a clock.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::LazyLock;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::geojson::{Plots, PlotsError, json_string};
+use crate::geojson::{Plots, PlotsError, json_string, write_properties};
+use crate::stored_plots::StoredPlots;
 use crate::violation::{BrokenRule, Violation};
 
 /// The HS code when none is given: coffee, not roasted, not decaffeinated.
@@ -201,7 +202,8 @@ pub struct DueDiligence {
     pub hs_code: String,
     pub country_of_production: String,
     pub production_period: ProductionPeriod,
-    pub plots: Plots,
+    /// As stored: answered as text, decoded only to be checked or drawn.
+    pub plots: StoredPlots,
     pub suppliers: Vec<Supplier>,
     pub statements: Vec<Statement>,
     pub updated_date: DateTime<Utc>,
@@ -431,7 +433,7 @@ impl DueDiligenceDraft {
             hs_code: self.hs_code,
             country_of_production: self.country_of_production,
             production_period: self.production_period,
-            plots: self.plots,
+            plots: StoredPlots::written(&self.plots),
             suppliers: self.suppliers,
             statements: self.statements,
             updated_date: now,
@@ -502,10 +504,84 @@ pub struct DueDiligenceReport {
     pub sources: Vec<SourceDueDiligence>,
     /// Distinct by reference number, in its order.
     pub statements: Vec<Statement>,
-    /// Every source's plots; each gains `ProducerCountry` (when absent) and `lotNumber`.
-    pub plots: Plots,
     pub complete: bool,
     pub missing: Vec<Missing>,
+}
+
+/// One plot of a report's `plots`: a feature of a source's plots, written from its text.
+#[derive(Debug, Clone)]
+pub struct ReportPlot<'a> {
+    /// The index of its source in [`DueDiligenceReport::sources`].
+    pub source: usize,
+    /// Its geometry: a slice of the source's [`StoredPlots::answer`].
+    pub geometry: &'a RawValue,
+    /// Its properties, with `ProducerCountry` (when absent) and `lotNumber`.
+    pub properties: Box<RawValue>,
+}
+
+impl ReportPlot<'_> {
+    /// The feature as [`Plots::to_json`] writes it.
+    pub fn write(&self, out: &mut String) {
+        out.push_str("{\"type\":\"Feature\",\"geometry\":");
+        out.push_str(self.geometry.get());
+        out.push_str(",\"properties\":");
+        out.push_str(self.properties.get());
+        out.push('}');
+    }
+}
+
+impl DueDiligenceReport {
+    /// Every source's plots, by lot number, as one `FeatureCollection` lists them: each
+    /// feature gains `ProducerCountry` (when absent) and `lotNumber`. Read from the sources'
+    /// text; no coordinate is decoded and no geometry copied.
+    pub fn plots(&self) -> Result<Vec<ReportPlot<'_>>, DocumentError> {
+        let mut plots = Vec::new();
+        for (index, source) in self.sources.iter().enumerate() {
+            let Some(d) = &source.due_diligence else {
+                continue;
+            };
+            let country = RawValue::from_string(json_string(&d.country_of_production)).ok();
+            let lot_number = RawValue::from_string(json_string(&source.lot.lot_number)).ok();
+            for feature in d.plots.features().map_err(DocumentError)? {
+                let mut properties: BTreeMap<String, &RawValue> = feature.properties;
+                if let Some(country) = &country {
+                    properties
+                        .entry("ProducerCountry".to_owned())
+                        .or_insert(country);
+                }
+                if let Some(lot_number) = &lot_number {
+                    properties.insert("lotNumber".to_owned(), lot_number);
+                }
+                let mut written = String::new();
+                write_properties(
+                    &mut written,
+                    properties
+                        .iter()
+                        .map(|(name, value)| (name.as_str(), value.get())),
+                );
+                plots.push(ReportPlot {
+                    source: index,
+                    geometry: feature.geometry,
+                    properties: RawValue::from_string(written)
+                        .map_err(|e| DocumentError(e.to_string()))?,
+                });
+            }
+        }
+        Ok(plots)
+    }
+
+    /// [`Self::plots`] as one GeoJSON `FeatureCollection`.
+    pub fn plots_json(&self) -> Result<String, DocumentError> {
+        let mut out = String::from("{\"type\":\"FeatureCollection\",\"features\":[");
+        for (i, plot) in self.plots()?.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            plot.write(&mut out);
+        }
+        out.push_str("]}");
+        Ok(out)
+    }
 }
 
 /// Refuses a report over these sources (with the stored size of their due diligence) when it
@@ -546,7 +622,6 @@ pub fn report(mut sources: Vec<SourceDueDiligence>) -> DueDiligenceReport {
     sources.sort_by_key(|s| s.lot.number);
     sources.dedup_by_key(|s| s.lot.id);
     let mut statements: Vec<Statement> = Vec::new();
-    let mut plots = Plots::default();
     let mut missing_lots = Vec::new();
     for source in &sources {
         if let Some(reason) = missing(source.due_diligence.as_ref()) {
@@ -560,18 +635,6 @@ pub fn report(mut sources: Vec<SourceDueDiligence>) -> DueDiligenceReport {
             continue;
         };
         statements.extend(d.statements.iter().cloned());
-        let country = RawValue::from_string(json_string(&d.country_of_production)).ok();
-        let lot_number = RawValue::from_string(json_string(&source.lot.lot_number)).ok();
-        for plot in &d.plots.features {
-            let mut plot = plot.clone();
-            if let Some(country) = &country {
-                plot.property_or_insert("ProducerCountry", country.clone());
-            }
-            if let Some(lot_number) = &lot_number {
-                plot.set_property("lotNumber", lot_number.clone());
-            }
-            plots.features.push(plot);
-        }
     }
     statements.sort_by(|a, b| a.reference_number.cmp(&b.reference_number));
     statements.dedup_by(|a, b| a.reference_number == b.reference_number);
@@ -579,7 +642,6 @@ pub fn report(mut sources: Vec<SourceDueDiligence>) -> DueDiligenceReport {
         complete: missing_lots.is_empty(),
         sources,
         statements,
-        plots,
         missing: missing_lots,
     }
 }
@@ -602,8 +664,9 @@ struct Document {
 pub struct DocumentError(pub String);
 
 impl DueDiligence {
+    /// The stored form; its plots are their answer ([`StoredPlots::answer`]).
     pub fn to_document(&self) -> Result<String, DocumentError> {
-        let plots = RawValue::from_string(self.plots.to_json())
+        let plots = RawValue::from_string(self.plots.answer().to_owned())
             .map_err(|e| DocumentError(e.to_string()))?;
         serde_json::to_string(&Document {
             hs_code: self.hs_code.clone(),
@@ -623,7 +686,8 @@ impl DueDiligence {
         let d: Document =
             serde_json::from_str(document).map_err(|e| DocumentError(e.to_string()))?;
         // As stored: the plots met the rules when they were written and are not judged again.
-        let plots = Plots::from_stored(d.plots.get()).map_err(DocumentError)?;
+        let plots = StoredPlots::from_stored(String::from(Box::<str>::from(d.plots)))
+            .map_err(DocumentError)?;
         Ok(Self {
             hs_code: d.hs_code,
             country_of_production: d.country_of_production,
@@ -830,11 +894,30 @@ mod tests {
             1,
             "the same statement twice is listed once"
         );
-        assert_eq!(r.plots.features.len(), 3);
-        assert_eq!(r.plots.features[0].property("lotNumber"), Some("\"PG-1\""));
+        let plots = r.plots().unwrap();
+        assert_eq!(plots.len(), 3);
         assert_eq!(
-            r.plots.features[2].property("ProducerCountry"),
-            Some("\"ET\"")
+            plots.iter().map(|p| p.source).collect::<Vec<_>>(),
+            [0, 1, 3]
+        );
+        assert_eq!(
+            plots[0].properties.get(),
+            r#"{"Area":1.5,"ProducerCountry":"CO","lotNumber":"PG-1"}"#
+        );
+        assert_eq!(
+            plots[2].properties.get(),
+            r#"{"Area":1.5,"ProducerCountry":"ET","lotNumber":"PG-4"}"#
+        );
+        assert_eq!(
+            r.plots_json().unwrap(),
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{}]}}"#,
+                ["CO\",\"lotNumber\":\"PG-1", "CO\",\"lotNumber\":\"PG-2", "ET\",\"lotNumber\":\"PG-4"]
+                    .map(|p| format!(
+                        r#"{{"type":"Feature","geometry":{{"type":"Point","coordinates":[-75.59,6.2518]}},"properties":{{"Area":1.5,"ProducerCountry":"{p}"}}}}"#
+                    ))
+                    .join(",")
+            )
         );
         assert!(!r.complete);
         let missing: Vec<(&str, MissingReason)> = r
@@ -850,6 +933,71 @@ mod tests {
             ]
         );
         assert!(report(vec![source(1, Some(full))]).complete);
+    }
+
+    /// `result.plots` as it was written before plots were kept as text: every source's plots
+    /// decoded, given their properties, written again.
+    fn decoded_report_plots(r: &DueDiligenceReport) -> String {
+        let mut plots = Plots::default();
+        for source in &r.sources {
+            let Some(d) = &source.due_diligence else {
+                continue;
+            };
+            let country = RawValue::from_string(json_string(&d.country_of_production)).unwrap();
+            let lot_number = RawValue::from_string(json_string(&source.lot.lot_number)).unwrap();
+            for mut plot in d.plots.decode().unwrap().features {
+                plot.property_or_insert("ProducerCountry", country.clone());
+                plot.set_property("lotNumber", lot_number.clone());
+                plots.features.push(plot);
+            }
+        }
+        plots.to_json()
+    }
+
+    #[test]
+    fn a_report_s_plots_are_written_as_decoding_wrote_them() {
+        let now = DateTime::<Utc>::UNIX_EPOCH;
+        let full = DueDiligenceDraft::parse(input()).unwrap().decide(now);
+        let stored = |plots: &str| DueDiligence {
+            plots: StoredPlots::from_stored(plots.to_owned()).unwrap(),
+            ..full.clone()
+        };
+        // Wound clockwise with unsorted properties and a member more (stored before today's
+        // writing), a bow tie, names and strings holding brackets and quotes.
+        let legacy = r#"{"type":"FeatureCollection","features":[{"type":"Feature","id":1,"properties":{"lotNumber":"old","ProducerCountry":"PE","Z":[1, "]}"]},"geometry":{"type":"Polygon","coordinates":[[[0.1,0.1],[0.1,0.2],[0.2,0.2],[0.2,0.1],[0.1,0.1]]]}}]}"#;
+        let bow_tie = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]},"properties":{"a\"]}":"{[\"","b":{"c":[[]]}}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}]}"#;
+        let mut sources = vec![
+            source(1, Some(stored(legacy))),
+            source(2, Some(full.clone())),
+            source(3, Some(stored(bow_tie))),
+            source(4, None),
+        ];
+        sources[0].lot.lot_number = "PG-\"1\"".to_owned();
+        let r = report(sources);
+        let written = r.plots_json().unwrap();
+        assert_eq!(written, decoded_report_plots(&r));
+        assert!(
+            written.contains(r#""ProducerCountry":"PE","Z":[1, "]}"],"lotNumber":"PG-\"1\""}"#),
+            "{written}"
+        );
+        assert!(
+            written.contains("[[[0,0],[1,1],[1,0],[0,1],[0,0]]]"),
+            "{written}"
+        );
+        let plots = r.plots().unwrap();
+        assert_eq!(plots.len(), 4);
+        for plot in &plots {
+            let answer = r.sources[plot.source]
+                .due_diligence
+                .as_ref()
+                .unwrap()
+                .plots
+                .answer();
+            assert!(
+                crate::stored_plots::range_within(answer, plot.geometry.get()).is_some(),
+                "a geometry is a slice of its source's answer"
+            );
+        }
     }
 
     #[test]

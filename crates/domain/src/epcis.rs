@@ -1095,7 +1095,7 @@ mod tests {
                 from: chrono::NaiveDate::from_ymd_opt(2025, 1, 1).unwrap(),
                 to: chrono::NaiveDate::from_ymd_opt(2025, 12, 31).unwrap(),
             },
-            plots,
+            plots: crate::stored_plots::StoredPlots::written(&plots),
             suppliers: vec![],
             statements: vec![
                 Statement {

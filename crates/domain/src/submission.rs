@@ -372,7 +372,23 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
                 );
             }
         }
-        for p in eu_geolocation::problems(&d.plots) {
+        // Checked and regrouped here, so decoded: every coordinate becomes a value.
+        let plots = match d.plots.decode() {
+            Ok(plots) => plots,
+            Err(e) => {
+                problem(
+                    Some(lot.id),
+                    "dueDiligence.plots".into(),
+                    "PLOTS_UNREADABLE",
+                    format!(
+                        "the stored plots of green lot {} are unreadable: {e}",
+                        lot.lot_number
+                    ),
+                );
+                continue;
+            }
+        };
+        for p in eu_geolocation::problems(&plots) {
             problem(
                 Some(lot.id),
                 format!("dueDiligence.plots.features[{}].{}", p.feature, p.field),
@@ -391,7 +407,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
         };
         // Producers by name and country, in the order their first plot appears.
         let mut groups: Vec<(ProducerKey, Vec<Plot>)> = Vec::new();
-        for plot in &d.plots.features {
+        for plot in &plots.features {
             let key = (
                 text_property(plot, "ProducerName"),
                 text_property(plot, "ProducerCountry")
@@ -723,6 +739,7 @@ impl Submission {
 mod tests {
     use super::*;
     use crate::due_diligence::{DueDiligenceDraft, DueDiligenceInput, StatementInput as SIn};
+    use crate::stored_plots::StoredPlots;
 
     fn at(hours: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + hours * 3600, 0).unwrap()
@@ -802,7 +819,7 @@ mod tests {
         let holed = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1],[0,0]],[[0.2,0.2],[0.2,0.4],[0.4,0.4],[0.4,0.2],[0.2,0.2]]]},"properties":{}}]}"#;
         // Stored before the EU rules: set directly.
         let mut d = due_diligence(TWO_PRODUCERS);
-        d.plots = Plots::parse(holed, "plots").unwrap();
+        d.plots = StoredPlots::written(&Plots::parse(holed, "plots").unwrap());
         d.statements[0].reference_number = "old-number".into();
         let mut transferred = lot(2, None);
         transferred.is_source = false;

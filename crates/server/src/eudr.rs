@@ -15,7 +15,8 @@ use crate::map::escape;
 
 /// `result.plots`: a GeoJSON `FeatureCollection`.
 pub fn write_geojson(report: &DueDiligenceReport, out: &mut impl Write) -> anyhow::Result<()> {
-    writeln!(out, "{}", report.plots.to_json())?;
+    let plots = report.plots_json().map_err(|e| anyhow::anyhow!("{e}"))?;
+    writeln!(out, "{plots}")?;
     Ok(())
 }
 
@@ -53,7 +54,7 @@ pub fn write_csv(report: &DueDiligenceReport, out: &mut impl Write) -> anyhow::R
             d.hs_code,
             d.production_period.from,
             d.production_period.to,
-            d.plots.features.len()
+            d.plots.features().map_err(|e| anyhow::anyhow!(e))?.len()
         );
         if d.statements.is_empty() {
             writeln!(out, "{head},{facts},,,,,{missing}")?;
@@ -150,7 +151,7 @@ pub fn html(report: &DueDiligenceReport, title: &str) -> String {
          <th>Country</th><th>Production</th><th>Statements</th></tr></thead><tbody>{rows}\
          </tbody></table>{svg}</body></html>",
         t = escape(title),
-        n = plural(report.plots.features.len(), "plot", "plots"),
+        n = plural(report.plots().map_or(0, |p| p.len()), "plot", "plots"),
         s = plural(report.sources.len(), "source lot", "source lots"),
         st = plural(report.statements.len(), "statement", "statements"),
         svg = svg(report)

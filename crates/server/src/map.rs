@@ -277,12 +277,21 @@ fn colour(i: usize) -> &'static str {
     COLOURS.get(i % COLOURS.len()).copied().unwrap_or("#333333")
 }
 
-/// Every position of a source's plots.
-fn source_positions(source: &SourceDueDiligence) -> Vec<(f64, f64)> {
+/// A source's plots, decoded to be drawn: none without due diligence (nor, were its stored
+/// plots unreadable, which reading them back rules out).
+fn plots_of(source: &SourceDueDiligence) -> Vec<Plot> {
     source
         .due_diligence
+        .as_ref()
+        .and_then(|d| d.plots.decode().ok())
+        .map(|plots| plots.features)
+        .unwrap_or_default()
+}
+
+/// Every position of a source's plots.
+fn source_positions(source: &SourceDueDiligence) -> Vec<(f64, f64)> {
+    plots_of(source)
         .iter()
-        .flat_map(|d| d.plots.features.iter())
         .flat_map(|p| p.geometry.positions())
         .map(lon_lat)
         .collect()
@@ -419,10 +428,7 @@ fn overview(s: &mut String, sources: &[SourceDueDiligence]) {
 fn inset(s: &mut String, index: usize, source: &SourceDueDiligence, frame: Frame) {
     let c = colour(index);
     let lot = escape(&source.lot.lot_number);
-    let plots: &[Plot] = source
-        .due_diligence
-        .as_ref()
-        .map_or(&[], |d| d.plots.features.as_slice());
+    let plots = plots_of(source);
     let clip = format!("inset-clip-{index}");
     let _ = write!(
         s,
@@ -452,7 +458,7 @@ fn inset(s: &mut String, index: usize, source: &SourceDueDiligence, frame: Frame
             scale: projection.scale * 0.8,
             ..projection
         };
-        for plot in plots {
+        for plot in &plots {
             total_ha += draw_plot(&mut drawn, &projection, plot, &lot, c);
         }
         let metres_per_pixel = projection.metres_per_pixel();
@@ -616,6 +622,7 @@ fn draw_plot(s: &mut String, projection: &Projection, plot: &Plot, lot: &str, c:
 mod tests {
     use super::*;
     use roastery_domain::geojson::Plots;
+    use roastery_domain::stored_plots::StoredPlots;
 
     fn first_polygon(json: &str) -> Vec<Vec<Position>> {
         let plots = Plots::parse(json, "plots").unwrap();
@@ -701,7 +708,7 @@ mod tests {
                     from: date,
                     to: date,
                 },
-                plots: Plots::parse(p, "plots").unwrap(),
+                plots: StoredPlots::written(&Plots::parse(p, "plots").unwrap()),
                 suppliers: Vec::new(),
                 statements: Vec::new(),
                 updated_date: chrono::Utc::now(),

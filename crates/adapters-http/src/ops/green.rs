@@ -6,7 +6,6 @@ use roastery_app::green_lot::{ImportGreenLot, SetGreenLotWeight, TransferGreenLo
 use roastery_domain::due_diligence::{
     DueDiligence, DueDiligenceInput, Statement, StatementInput, SupplierInput,
 };
-use roastery_domain::geojson::Plots;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_ports::Store;
 use serde::{Deserialize, Serialize};
@@ -230,9 +229,9 @@ impl From<Statement> for StatementDto {
 }
 
 /// A GeoJSON (RFC 7946) `FeatureCollection` of Point, MultiPoint, Polygon or MultiPolygon
-/// features; coordinates are answered with the digits they were sent with.
-pub fn plots_json(plots: &Plots) -> Result<Box<RawValue>, ApiError> {
-    RawValue::from_string(plots.to_json()).map_err(ApiError::internal)
+/// features, as stored; coordinates are answered with the digits they were sent with.
+pub fn plots_json(plots: String) -> Result<Box<RawValue>, ApiError> {
+    RawValue::from_string(plots).map_err(ApiError::internal)
 }
 
 /// The EUDR due diligence of a source green lot (api-decisions §12).
@@ -253,7 +252,7 @@ pub struct DueDiligenceDto {
 impl DueDiligenceDto {
     pub fn new(d: DueDiligence) -> Result<Self, ApiError> {
         Ok(Self {
-            plots: plots_json(&d.plots)?,
+            plots: plots_json(d.plots.into_answer())?,
             hs_code: d.hs_code,
             country_of_production: d.country_of_production,
             production_period: ProductionPeriodDto {

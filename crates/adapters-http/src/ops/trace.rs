@@ -321,7 +321,7 @@ pub struct DueDiligenceReportResult {
 impl DueDiligenceReportResult {
     pub fn new(r: DueDiligenceReport) -> Result<Self, ApiError> {
         Ok(Self {
-            plots: plots_json(&r.plots)?,
+            plots: plots_json(r.plots_json().map_err(ApiError::internal)?)?,
             sources: r
                 .sources
                 .into_iter()
