@@ -10,6 +10,7 @@ use roastery_ports::{AppError, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
+use crate::shared::Shared;
 use crate::state::AppState;
 use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
 
@@ -76,6 +77,43 @@ impl<S: Store> Ctx<S> {
                 pagination: PageInfo { end_cursor },
             },
         }))
+    }
+
+    /// [`Ctx::ok`] of a result holding shared JSON: its buffers are shared with the body, not
+    /// copied into it.
+    pub fn ok_shared<R: Serialize>(
+        &self,
+        result: R,
+        shared: Shared,
+    ) -> Result<HttpResponse, ApiError> {
+        crate::shared::json_response(
+            &Envelope {
+                ok: true,
+                result,
+                meta: NoMeta {},
+            },
+            shared,
+        )
+    }
+
+    /// [`Ctx::page`] of a result holding shared JSON, as [`Ctx::ok_shared`].
+    pub fn page_shared<R: Serialize>(
+        &self,
+        result: R,
+        next: Option<Position>,
+        shared: Shared,
+    ) -> Result<HttpResponse, ApiError> {
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation, p));
+        crate::shared::json_response(
+            &Envelope {
+                ok: true,
+                result,
+                meta: PageMeta {
+                    pagination: PageInfo { end_cursor },
+                },
+            },
+            shared,
+        )
     }
 }
 

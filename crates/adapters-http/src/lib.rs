@@ -26,6 +26,7 @@ pub mod rate_limit;
 pub mod request_id;
 mod rpc;
 pub mod server;
+mod shared;
 mod state;
 pub mod text;
 mod token;

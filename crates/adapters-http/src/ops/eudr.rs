@@ -19,6 +19,7 @@ use crate::decode::decode;
 use crate::error::ApiError;
 use crate::outbound::eudr::EudrClient;
 use crate::outbound::eudr_jobs;
+use crate::shared::Shared;
 use crate::wire::{Instant, ReadRequest, WriteRequest, required};
 
 impl<S: Store> Ctx<S> {
@@ -59,13 +60,18 @@ pub(super) async fn verify_statements<S: Store>(
     let lot_id = required(data.green_lot_id, "data.greenLotId")?;
     let eu = ctx.eudr()?;
     let lot = eudr_jobs::verify_statements(&ctx.app(), eu.as_ref(), lot_id).await?;
-    let details = GreenLotDetailsDto::new((lot.view.lot.id, lot.details, lot.due_diligence))?;
-    ctx.ok(DueDiligenceResult {
+    let mut shared = Shared::default();
+    let details = GreenLotDetailsDto::new(
+        (lot.view.lot.id, lot.details, lot.due_diligence),
+        &mut shared,
+    );
+    let result = DueDiligenceResult {
         green_lot: GreenLotWithDetailsDto {
             lot: lot.view.into(),
             details,
         },
-    })
+    };
+    ctx.ok_shared(result, shared)
 }
 
 /// The statement's data (`previewStatement`, `submitStatement`).

@@ -16,6 +16,7 @@ use uuid::Uuid;
 use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
+use crate::shared::{Shared, SharedJson};
 use crate::wire::{
     DateFrom, GreenLotDto, Instant, NameDto, NameRef, PriceDto, ReadRequest, WeightDto,
     WriteRequest, names, price_input, required, weight_input,
@@ -228,12 +229,6 @@ impl From<Statement> for StatementDto {
     }
 }
 
-/// A GeoJSON (RFC 7946) `FeatureCollection` of Point, MultiPoint, Polygon or MultiPolygon
-/// features, as stored; coordinates are answered with the digits they were sent with.
-pub fn plots_json(plots: String) -> Result<Box<RawValue>, ApiError> {
-    RawValue::from_string(plots).map_err(ApiError::internal)
-}
-
 /// The EUDR due diligence of a source green lot (api-decisions §12).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -243,16 +238,19 @@ pub struct DueDiligenceDto {
     pub production_period: ProductionPeriodDto,
     /// GeoJSON `FeatureCollection`.
     #[schema(value_type = Object)]
-    pub plots: Box<RawValue>,
+    pub plots: SharedJson,
     pub suppliers: Vec<SupplierDto>,
     pub statements: Vec<StatementDto>,
     pub updated_date: Instant,
 }
 
 impl DueDiligenceDto {
-    pub fn new(d: DueDiligence) -> Result<Self, ApiError> {
-        Ok(Self {
-            plots: plots_json(d.plots.into_answer())?,
+    /// Its plots, a GeoJSON (RFC 7946) `FeatureCollection` of Point, MultiPoint, Polygon or
+    /// MultiPolygon features answered as stored (coordinates with the digits they were sent
+    /// with), are shared with the answer's body.
+    pub fn new(d: DueDiligence, shared: &mut Shared) -> Self {
+        Self {
+            plots: shared.json(d.plots.into_answer()),
             hs_code: d.hs_code,
             country_of_production: d.country_of_production,
             production_period: ProductionPeriodDto {
@@ -271,7 +269,7 @@ impl DueDiligenceDto {
                 .collect(),
             statements: d.statements.into_iter().map(Into::into).collect(),
             updated_date: d.updated_date.into(),
-        })
+        }
     }
 }
 
@@ -331,9 +329,10 @@ pub struct GreenLotDetailsDto {
 impl GreenLotDetailsDto {
     pub(super) fn new(
         (green_lot_id, d, due_diligence): (Uuid, GreenLotDetails, Option<DueDiligence>),
-    ) -> Result<Self, ApiError> {
+        shared: &mut Shared,
+    ) -> Self {
         let named = |list: Vec<String>| list.into_iter().map(|name| NameDto { name }).collect();
-        Ok(Self {
+        Self {
             green_lot_id,
             note: d.note,
             grade: d.grade,
@@ -342,8 +341,8 @@ impl GreenLotDetailsDto {
             countries_of_origin: d.countries_of_origin,
             varieties: named(d.varieties),
             certifications: named(d.certifications),
-            due_diligence: due_diligence.map(DueDiligenceDto::new).transpose()?,
-        })
+            due_diligence: due_diligence.map(|d| DueDiligenceDto::new(d, shared)),
+        }
     }
 }
 
@@ -454,16 +453,15 @@ pub(super) async fn details_by_ids<S: Store>(
     let page = ctx
         .run(move |app| app.green_lot_details_by_ids(ids, page))
         .await?;
-    ctx.page(
-        GreenLotDetailsResult {
-            green_lot_details: page
-                .items
-                .into_iter()
-                .map(GreenLotDetailsDto::new)
-                .collect::<Result<_, _>>()?,
-        },
-        page.next,
-    )
+    let mut shared = Shared::default();
+    let result = GreenLotDetailsResult {
+        green_lot_details: page
+            .items
+            .into_iter()
+            .map(|item| GreenLotDetailsDto::new(item, &mut shared))
+            .collect(),
+    };
+    ctx.page_shared(result, page.next, shared)
 }
 
 pub(super) async fn set_due_diligence<S: Store>(
@@ -519,11 +517,16 @@ pub(super) async fn set_due_diligence<S: Store>(
         },
     };
     let set = ctx.run(move |app| app.set_due_diligence(cmd)).await?;
-    let details = GreenLotDetailsDto::new((set.view.lot.id, set.details, set.due_diligence))?;
-    ctx.ok(DueDiligenceResult {
+    let mut shared = Shared::default();
+    let details = GreenLotDetailsDto::new(
+        (set.view.lot.id, set.details, set.due_diligence),
+        &mut shared,
+    );
+    let result = DueDiligenceResult {
         green_lot: GreenLotWithDetailsDto {
             lot: set.view.into(),
             details,
         },
-    })
+    };
+    ctx.ok_shared(result, shared)
 }

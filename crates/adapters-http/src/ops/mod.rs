@@ -29,11 +29,11 @@ pub(crate) use blend::BlendedLotDto;
 pub(crate) use registry::{Contract, SchemaSet, Shape};
 pub(crate) use roast::RoastedLotDto;
 
-/// `getDueDiligence`'s result DTO, for the command line.
+/// `getDueDiligence`'s result DTO, for the command line: its `plots` written whole.
 pub(crate) fn due_diligence_result(
     report: roastery_domain::due_diligence::DueDiligenceReport,
 ) -> Result<trace::DueDiligenceReportResult, ApiError> {
-    trace::DueDiligenceReportResult::new(report)
+    trace::DueDiligenceReportResult::whole(report)
 }
 
 /// `getNetRequirements`' result DTO, for the command line.

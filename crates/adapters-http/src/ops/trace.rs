@@ -11,16 +11,18 @@ use roastery_domain::due_diligence::DueDiligenceReport;
 use roastery_domain::ledger::{Direction, Edge, LedgerEntry, Reference};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::number;
+use roastery_domain::stored_plots::range_within;
 use roastery_ports::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::green::{DueDiligenceDto, StatementDto, plots_json};
+use super::green::{DueDiligenceDto, StatementDto};
 use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
+use crate::shared::{Shared, SharedJson};
 use crate::wire::{
     Amount, DateRange, Instant, LocationRefDto, ReadRequest, WeightDto, required, rule,
 };
@@ -312,32 +314,120 @@ pub struct DueDiligenceReportResult {
     pub statements: Vec<StatementDto>,
     /// One GeoJSON `FeatureCollection` of every source's plots.
     #[schema(value_type = Object)]
-    pub plots: Box<RawValue>,
+    pub plots: ReportPlotsDto,
     /// True when every source has due diligence with at least one statement.
     pub complete: bool,
     pub missing: Vec<MissingDto>,
 }
 
+/// `result.plots`: written whole, or feature by feature from slices of the sources' plots,
+/// the same text either way (compact).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ReportPlotsDto {
+    Whole(SharedJson),
+    Features(FeatureCollectionDto),
+}
+
+/// A GeoJSON `FeatureCollection` as `Plots::to_json` writes it.
+#[derive(Debug, Serialize)]
+pub struct FeatureCollectionDto {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    features: Vec<FeatureDto>,
+}
+
+/// A GeoJSON `Feature` as `Plots::to_json` writes it.
+#[derive(Debug, Serialize)]
+pub struct FeatureDto {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    geometry: SharedJson,
+    properties: Box<RawValue>,
+}
+
 impl DueDiligenceReportResult {
-    pub fn new(r: DueDiligenceReport) -> Result<Self, ApiError> {
-        Ok(Self {
-            plots: plots_json(r.plots_json().map_err(ApiError::internal)?)?,
-            sources: r
-                .sources
+    /// The answer of `getDueDiligence`: the sources' plots shared with its body, and
+    /// `result.plots` written from slices of them (no plot is held twice).
+    pub fn new(r: DueDiligenceReport, shared: &mut Shared) -> Result<Self, ApiError> {
+        let outside = || ApiError::internal("a plot's geometry outside its source's plots");
+        // Each plot of `result.plots`: its source, where its geometry lies in the source's
+        // plots, its properties.
+        let placed = r
+            .plots()
+            .map_err(ApiError::internal)?
+            .into_iter()
+            .map(|plot| {
+                let range = r
+                    .sources
+                    .get(plot.source)
+                    .and_then(|s| s.due_diligence.as_ref())
+                    .and_then(|d| range_within(d.plots.answer(), plot.geometry.get()))
+                    .ok_or_else(outside)?;
+                Ok((plot.source, range, plot.properties))
+            })
+            .collect::<Result<Vec<_>, ApiError>>()?;
+        Self::of(r, shared, |plots_of| {
+            let features = placed
                 .into_iter()
-                .map(|s| {
-                    Ok(SourceDueDiligenceDto {
-                        lot: SourceLotDto {
-                            id: s.lot.id,
-                            lot_type: LotKind::Green.reference_type(),
-                            lot_number: s.lot.lot_number,
-                            name: s.lot.name,
-                        },
-                        due_diligence: s.due_diligence.map(DueDiligenceDto::new).transpose()?,
+                .map(|(source, range, properties)| {
+                    let geometry = plots_of
+                        .get(source)
+                        .and_then(Option::as_ref)
+                        .and_then(|plots| plots.slice(range))
+                        .ok_or_else(outside)?;
+                    Ok(FeatureDto {
+                        kind: "Feature",
+                        geometry,
+                        properties,
                     })
                 })
-                .collect::<Result<_, ApiError>>()?,
+                .collect::<Result<_, ApiError>>()?;
+            Ok(ReportPlotsDto::Features(FeatureCollectionDto {
+                kind: "FeatureCollection",
+                features,
+            }))
+        })
+    }
+
+    /// The result with `result.plots` written whole into one text (for the command line, which
+    /// writes it indented: the plots are written compact in it, as in an answer).
+    pub fn whole(r: DueDiligenceReport) -> Result<Self, ApiError> {
+        let plots = r.plots_json().map_err(ApiError::internal)?;
+        Self::of(r, &mut Shared::default(), |_| {
+            Ok(ReportPlotsDto::Whole(SharedJson::new(plots)))
+        })
+    }
+
+    /// The result of `r`, its `plots` made by `plots` from each source's shared plots (by
+    /// source).
+    fn of(
+        r: DueDiligenceReport,
+        shared: &mut Shared,
+        plots: impl FnOnce(&[Option<SharedJson>]) -> Result<ReportPlotsDto, ApiError>,
+    ) -> Result<Self, ApiError> {
+        let mut plots_of = Vec::with_capacity(r.sources.len());
+        let sources = r
+            .sources
+            .into_iter()
+            .map(|s| {
+                let due_diligence = s.due_diligence.map(|d| DueDiligenceDto::new(d, shared));
+                plots_of.push(due_diligence.as_ref().map(|d| d.plots.clone()));
+                SourceDueDiligenceDto {
+                    lot: SourceLotDto {
+                        id: s.lot.id,
+                        lot_type: LotKind::Green.reference_type(),
+                        lot_number: s.lot.lot_number,
+                        name: s.lot.name,
+                    },
+                    due_diligence,
+                }
+            })
+            .collect();
+        Ok(Self {
+            sources,
             statements: r.statements.into_iter().map(Into::into).collect(),
+            plots: plots(&plots_of)?,
             complete: r.complete,
             missing: r
                 .missing
@@ -369,7 +459,9 @@ pub(super) async fn due_diligence<S: Store>(
         }
     };
     let report = ctx.run(move |app| app.due_diligence_of(of)).await?;
-    ctx.ok(DueDiligenceReportResult::new(report)?)
+    let mut shared = Shared::default();
+    let result = DueDiligenceReportResult::new(report, &mut shared)?;
+    ctx.ok_shared(result, shared)
 }
 
 // --- Costs (api-decisions §15) ------------------------------------------------------------------
@@ -529,4 +621,107 @@ pub(super) async fn export_epcis<S: Store>(
     let document = ctx.run(move |app| app.export_epcis(of)).await?;
     let document = RawValue::from_string(document).map_err(ApiError::internal)?;
     ctx.ok(ExportEpcisResult { document })
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::body::{BodySize, MessageBody};
+    use actix_web::http::header;
+    use chrono::DateTime;
+    use roastery_domain::due_diligence::{
+        DueDiligence, DueDiligenceDraft, DueDiligenceInput, SourceDueDiligence, SourceLot,
+        StatementInput, report,
+    };
+    use roastery_domain::stored_plots::StoredPlots;
+
+    use super::*;
+    use crate::wire::{Envelope, NoMeta};
+
+    fn source(n: u128, due_diligence: Option<DueDiligence>) -> SourceDueDiligence {
+        SourceDueDiligence {
+            lot: SourceLot {
+                id: Uuid::from_u128(n),
+                lot_number: format!("PG-{n}"),
+                number: i64::try_from(n).unwrap(),
+                name: format!("Lot \"{n}\""),
+            },
+            due_diligence,
+        }
+    }
+
+    /// Sources whose plots were written today, stored otherwise (wound clockwise, properties
+    /// out of order, with brackets in their strings) and absent.
+    fn sources() -> Vec<SourceDueDiligence> {
+        let ring = |i: usize| {
+            let (x, y) = (i % 100, i / 100);
+            format!(
+                r#"{{"type":"Feature","geometry":{{"type":"Polygon","coordinates":[[[{x}.1,{y}.1],[{x}.2,{y}.1],[{x}.2,{y}.2],[{x}.1,{y}.2],[{x}.1,{y}.1]]]}},"properties":{{"ProducerName":"Finca {i} ]}}"}}}}"#
+            )
+        };
+        let features: Vec<String> = (0..300).map(ring).collect();
+        let written = DueDiligenceDraft::parse(DueDiligenceInput {
+            country_of_production: "CO".into(),
+            production_from: "2025-10-01".into(),
+            production_to: "2026-02-28".into(),
+            plots: format!(
+                r#"{{"type":"FeatureCollection","features":[{}]}}"#,
+                features.join(",")
+            ),
+            statements: vec![StatementInput {
+                reference_number: "A1".into(),
+                verification_number: None,
+                kind: "DDS".into(),
+                role: "OWN".into(),
+            }],
+            ..DueDiligenceInput::default()
+        })
+        .unwrap()
+        .decide(DateTime::UNIX_EPOCH);
+        let legacy = r#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"lotNumber":"x","Z":"[{"},"geometry":{"type":"Polygon","coordinates":[[[0.1,0.1],[0.1,0.2],[0.2,0.2],[0.2,0.1],[0.1,0.1]]]}}]}"#;
+        let legacy = DueDiligence {
+            plots: StoredPlots::from_stored(legacy.to_owned()).unwrap(),
+            country_of_production: "ET".into(),
+            ..written.clone()
+        };
+        vec![
+            source(1, Some(written)),
+            source(2, None),
+            source(3, Some(legacy)),
+        ]
+    }
+
+    #[actix_web::test]
+    async fn a_report_is_answered_as_written_whole_sharing_the_plots() {
+        let mut shared = Shared::default();
+        let spliced = DueDiligenceReportResult::new(report(sources()), &mut shared).unwrap();
+        let answer = crate::shared::json_response(
+            &Envelope {
+                ok: true,
+                result: spliced,
+                meta: NoMeta {},
+            },
+            shared,
+        )
+        .unwrap();
+        assert_eq!(
+            answer.headers().get(header::CONTENT_TYPE).unwrap(),
+            "application/json"
+        );
+        let BodySize::Sized(len) = answer.body().size() else {
+            panic!("a body of known length");
+        };
+        let body = actix_web::body::to_bytes(answer.into_body()).await.unwrap();
+        assert_eq!(len, u64::try_from(body.len()).unwrap());
+        let whole = serde_json::to_vec(&Envelope {
+            ok: true,
+            result: DueDiligenceReportResult::whole(report(sources())).unwrap(),
+            meta: NoMeta {},
+        })
+        .unwrap();
+        assert!(body.len() > 100_000, "{}", body.len());
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            String::from_utf8_lossy(&whole)
+        );
+    }
 }
