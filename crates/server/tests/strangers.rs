@@ -42,8 +42,9 @@ const BOUND_KIB: u64 = 300 * 1024;
 /// The most three `getDueDiligence` calls at once may add to the server's resident peak after
 /// start-up, in KiB: the "a few tens of MiB". Three refused reports add 2 to 5 MiB here
 /// (debug build, both databases), and the same three answered before the 4 MiB bound added
-/// 580 to 622 MiB; 64 MiB leaves room for allocator and debug-build noise while still failing
-/// on any answer built in memory at many times its stored size.
+/// 580 to 622 MiB; three answered reports of 3.7 MiB add 22 to 25 MiB (397 to 416 MiB while
+/// every coordinate was decoded). 64 MiB leaves room for allocator and debug-build noise while
+/// still failing on any answer built in memory at many times its stored size.
 const ANSWER_BOUND_KIB: u64 = 64 * 1024;
 
 type Tls = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
