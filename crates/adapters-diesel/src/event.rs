@@ -427,7 +427,7 @@ impl WebhookRepo for DieselTx {
         now: DateTime<Utc>,
         new_id: &mut dyn FnMut() -> Uuid,
     ) -> StoreResult<usize> {
-        let lock = self.lock_rows;
+        let lock = self.locking;
         let active = webhooks::table
             .select((webhooks::id, webhooks::types, webhooks::given_sequence))
             .filter(webhooks::status.eq(WebhookStatus::Active.as_str()))
@@ -497,7 +497,7 @@ impl WebhookRepo for DieselTx {
             return Ok(Vec::new());
         }
         let at = to_db(now);
-        let lock = self.lock_rows;
+        let lock = self.locking;
         let pending = DeliveryStatus::Pending.as_str();
         let active = webhooks::table
             .select(webhooks::id)
@@ -639,7 +639,7 @@ impl WebhookRepo for DieselTx {
             .select(deliveries::webhook_id)
             .first(self.conn())
             .store()?;
-        let lock = self.lock_rows;
+        let lock = self.locking;
         // The failure count is read, changed and written back: lock the webhook's row.
         let row: Option<WebhookRow> = match self.conn() {
             AnyConnection::Postgresql(c) if lock => webhooks::table

@@ -22,7 +22,6 @@ use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
-use crate::lock::Locked;
 use crate::row::uuid;
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -256,7 +255,7 @@ impl GreenLotRepo for DieselTx {
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
         let key = id.to_string();
-        let locked = self.locks_on_load(Locked::GreenLots, &key);
+        let locked = self.locks_green_lot_on_load(&key);
         let query = green_lots::table.find(key);
         let row = match self.conn() {
             AnyConnection::Postgresql(c) if locked => query

@@ -47,16 +47,14 @@ pub(crate) enum Locked {
 }
 
 impl DieselTx {
-    /// Whether the load of this one row is to take its lock (noted by `lock_rows` just
+    /// Whether the load of this one green lot is to take its lock (noted by `lock_rows` just
     /// before); the note is taken.
-    pub(crate) fn locks_on_load(&mut self, what: Locked, key: &str) -> bool {
-        match &self.lock_on_load {
-            Some((noted, noted_key)) if *noted == what && noted_key == key => {
-                self.lock_on_load = None;
-                true
-            }
-            _ => false,
+    pub(crate) fn locks_green_lot_on_load(&mut self, key: &str) -> bool {
+        if self.lock_on_load.as_deref() == Some(key) {
+            self.lock_on_load = None;
+            return true;
         }
+        false
     }
 }
 
@@ -104,7 +102,7 @@ impl RowLocks for DieselTx {
     /// In a PostgreSQL write unit of work, locks `rows` (in primary-key order); elsewhere does
     /// nothing. Rows that do not exist lock nothing.
     fn lock_rows(&mut self, rows: Rows<'_>) -> StoreResult<()> {
-        if !self.lock_rows {
+        if !self.locking {
             return Ok(());
         }
         let texts = |ids: &[Uuid]| ids.iter().map(Uuid::to_string).collect::<Vec<_>>();
@@ -128,7 +126,7 @@ impl RowLocks for DieselTx {
         if let (Locked::GreenLots, [key]) = (what, keys.as_slice())
             && matches!(self.conn(), AnyConnection::Postgresql(_))
         {
-            self.lock_on_load = Some((what, key.clone()));
+            self.lock_on_load = Some(key.clone());
             return Ok(());
         }
         match self.conn() {

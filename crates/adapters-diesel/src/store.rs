@@ -116,7 +116,7 @@ impl DieselStore {
     fn tx(&self, conn: TxConnection) -> DieselTx {
         DieselTx {
             conn,
-            lock_rows: false,
+            locking: false,
             changes: Default::default(),
             lock_on_load: None,
             written: Default::default(),
@@ -150,7 +150,7 @@ impl DieselStore {
         // `lock.rs`): READ COMMITTED then reads the latest committed version of each after the
         // lock is granted, so read-modify-write units never lose an update, while writers of
         // other rows go on in parallel. SQLite's BEGIN IMMEDIATE makes writers take turns.
-        tx.lock_rows = write && self.backend() == Backend::Postgres;
+        tx.locking = write && self.backend() == Backend::Postgres;
         let mut outcome = work(&mut tx);
         if outcome.is_ok() && tx.lock_on_load.is_some() {
             // A row was to be locked by its load, and no load took the lock.
@@ -327,11 +327,11 @@ impl std::ops::DerefMut for TxConnection {
 pub struct DieselTx {
     pub(crate) conn: TxConnection,
     /// A PostgreSQL write unit of work: loaders of rows it may change lock them.
-    pub(crate) lock_rows: bool,
+    pub(crate) locking: bool,
     /// Changes noted by the repositories and not yet turned into events.
     pub(crate) changes: roastery_domain::event::Changes,
-    /// A row whose lock its next load takes (`lock.rs`); must be `None` again by commit.
-    pub(crate) lock_on_load: Option<(crate::lock::Locked, String)>,
+    /// The green lot whose lock its next load takes (`lock.rs`); `None` again by commit.
+    pub(crate) lock_on_load: Option<String>,
     /// Lots written whose listing items the unit of work has not stored yet.
     pub(crate) written: roastery_ports::listing::WrittenLots,
     pub(crate) references: Arc<crate::references::References>,

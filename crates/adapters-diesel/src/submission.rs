@@ -119,7 +119,7 @@ impl SubmissionRepo for DieselTx {
     fn submission_for_update(&mut self, id: Uuid) -> StoreResult<Option<Submission>> {
         let key = id.to_string();
         let query = eudr_submissions::table.find(key);
-        let lock = self.lock_rows;
+        let lock = self.locking;
         let row: Option<SubmissionRow> = match self.conn() {
             AnyConnection::Postgresql(c) if lock => {
                 query.for_update().first(c).optional().store()?
@@ -192,7 +192,7 @@ impl SubmissionRepo for DieselTx {
         limit: usize,
     ) -> StoreResult<Vec<Submission>> {
         let at = to_db(now);
-        let lock = self.lock_rows;
+        let lock = self.locking;
         let due = eudr_submissions::table
             .select(eudr_submissions::id)
             .filter(eudr_submissions::next_poll_at.le(at))

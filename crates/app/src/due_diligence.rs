@@ -104,6 +104,46 @@ pub(crate) fn report_of(
     Ok(due_diligence::report(sources))
 }
 
+/// `ROASTERY_EUDR_ENFORCE=ship-verified`: every `UPSTREAM` statement of every source is
+/// `EXISTING_USABLE`, checked at or after `since` (any time when re-verification is off).
+pub(crate) fn check_verified(
+    report: &roastery_domain::due_diligence::DueDiligenceReport,
+    since: Option<chrono::DateTime<chrono::Utc>>,
+) -> Result<(), AppError> {
+    let mut unverified = Vec::new();
+    for source in &report.sources {
+        let Some(d) = &source.due_diligence else {
+            continue;
+        };
+        for st in d
+            .statements
+            .iter()
+            .filter(|st| st.role == roastery_domain::due_diligence::StatementRole::Upstream)
+        {
+            let ok = st.verification.as_ref().is_some_and(|v| {
+                v.result == roastery_domain::dds::VerificationResult::ExistingUsable.as_str()
+                    && since.is_none_or(|since| v.checked_date >= since)
+            });
+            if !ok {
+                unverified.push(format!(
+                    "{} ({}) statement {}",
+                    source.lot.lot_number, source.lot.id, st.reference_number
+                ));
+            }
+        }
+    }
+    if unverified.is_empty() {
+        return Ok(());
+    }
+    Err(roastery_domain::submission::SubmissionError::NotAllowed(format!(
+        "every upstream statement must be verified EXISTING_USABLE by the EU information system \
+         before shipping (EUDR enforcement is ship-verified); not verified or checked too long \
+         ago: {}; nothing was shipped",
+        unverified.join(", ")
+    ))
+    .into())
+}
+
 impl<S: Store> Roastery<S> {
     /// Replaces the due diligence of a source green lot; consumed lots are allowed (paperwork
     /// arrives late). Writes no ledger entry.
@@ -232,7 +272,7 @@ pub(crate) fn check_shippable(
         return Err(DueDiligenceError::Incomplete(report.missing).into());
     }
     if enforce == EudrEnforce::ShipVerified {
-        crate::submission::check_verified(&report, verified_since)?;
+        check_verified(&report, verified_since)?;
     }
     Ok(())
 }

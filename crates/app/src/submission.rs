@@ -495,46 +495,6 @@ impl<S: Store> Roastery<S> {
     }
 }
 
-/// `ROASTERY_EUDR_ENFORCE=ship-verified`: every `UPSTREAM` statement of every source is
-/// `EXISTING_USABLE`, checked at or after `since` (any time when re-verification is off).
-pub(crate) fn check_verified(
-    report: &roastery_domain::due_diligence::DueDiligenceReport,
-    since: Option<DateTime<Utc>>,
-) -> Result<(), AppError> {
-    let mut unverified = Vec::new();
-    for source in &report.sources {
-        let Some(d) = &source.due_diligence else {
-            continue;
-        };
-        for st in d
-            .statements
-            .iter()
-            .filter(|st| st.role == StatementRole::Upstream)
-        {
-            let ok = st.verification.as_ref().is_some_and(|v| {
-                v.result == VerificationResult::ExistingUsable.as_str()
-                    && since.is_none_or(|since| v.checked_date >= since)
-            });
-            if !ok {
-                unverified.push(format!(
-                    "{} ({}) statement {}",
-                    source.lot.lot_number, source.lot.id, st.reference_number
-                ));
-            }
-        }
-    }
-    if unverified.is_empty() {
-        return Ok(());
-    }
-    Err(SubmissionError::NotAllowed(format!(
-        "every upstream statement must be verified EXISTING_USABLE by the EU information system \
-         before shipping (EUDR enforcement is ship-verified); not verified or checked too long \
-         ago: {}; nothing was shipped",
-        unverified.join(", ")
-    ))
-    .into())
-}
-
 /// Changes the statements of a lot's due diligence with `change`; stores them whatever it
 /// did (verification dates), and notes the lot updated when it says something changed.
 fn change_statements(
@@ -980,7 +940,7 @@ mod tests {
             .due_diligence_of(crate::due_diligence::DueDiligenceOf::Lot(lot))
             .unwrap();
         let since = clock.now_value() - TimeDelta::days(7);
-        assert!(check_verified(&report, Some(since)).is_err());
+        assert!(crate::due_diligence::check_verified(&report, Some(since)).is_err());
         app.record_verifications(
             lot,
             &[(
@@ -996,8 +956,8 @@ mod tests {
         let report = app
             .due_diligence_of(crate::due_diligence::DueDiligenceOf::Lot(lot))
             .unwrap();
-        assert!(check_verified(&report, Some(since)).is_ok());
+        assert!(crate::due_diligence::check_verified(&report, Some(since)).is_ok());
         let later_since = clock.now_value() + TimeDelta::days(1);
-        assert!(check_verified(&report, Some(later_since)).is_err());
+        assert!(crate::due_diligence::check_verified(&report, Some(later_since)).is_err());
     }
 }

@@ -7,10 +7,7 @@
 //!   truncates before storing; a ring's closing position is not a collision);
 //! - a point's `Area` is 0.0001–4 ha, absent read as 4.
 //!
-//! And the one rule for everything Roastery writes: RFC 7946 §3.1.6 winding (exterior rings
-//! counterclockwise, holes clockwise), decided exactly on the positions' scaled values.
-
-use std::cmp::Ordering;
+//! The rule for everything Roastery writes, RFC 7946 §3.1.6 winding, is `geojson`'s.
 
 use crate::geojson::{Geometry, Plot, Plots, PlotsError, Position, parse_scaled};
 
@@ -167,72 +164,12 @@ fn collision(geometry: &Geometry) -> Option<(&Position, &Position)> {
     })
 }
 
-/// Whether a closed ring turns counterclockwise (`Greater`), clockwise (`Less`), or cannot be
-/// told (`Equal`: fewer than three distinct positions). Exact: the turn at the ring's
-/// lowest-leftmost position, a convex corner of any simple ring.
-pub fn winding(ring: &[Position]) -> Ordering {
-    winding_by(ring, |p| (p.longitude.scaled(), p.latitude.scaled()))
-}
-
-/// [`winding`] of a ring whose positions `xy` gives as scaled `(longitude, latitude)`.
-fn winding_by<T>(ring: &[T], xy: impl Fn(&T) -> (i128, i128)) -> Ordering {
-    let open = match ring.split_last() {
-        Some((_, open)) if open.len() >= 3 => open,
-        _ => return Ordering::Equal,
-    };
-    let Some((m, corner)) = open
-        .iter()
-        .map(&xy)
-        .enumerate()
-        .min_by(|a, b| a.1.cmp(&b.1))
-    else {
-        return Ordering::Equal;
-    };
-    let n = open.len();
-    let distinct = |step: &dyn Fn(usize) -> usize| {
-        let mut i = m;
-        for _ in 0..n {
-            i = step(i);
-            let p = open.get(i).map(&xy)?;
-            if p != corner {
-                return Some(p);
-            }
-        }
-        None
-    };
-    let before = distinct(&|i| i.checked_sub(1).unwrap_or(n.saturating_sub(1)));
-    let after = distinct(&|i| {
-        let next = i.saturating_add(1);
-        if next >= n { 0 } else { next }
-    });
-    match (before, after) {
-        (Some(p), Some(r)) => crate::geojson::orientation(p, corner, r),
-        _ => Ordering::Equal,
-    }
-}
-
-/// Whether RFC 7946 wants the ring written with its positions reversed: an exterior ring
-/// wound clockwise, or a hole wound counterclockwise.
-pub fn needs_reversal(ring: &[Position], exterior: bool) -> bool {
-    reversal(winding(ring), exterior)
-}
-
-/// [`needs_reversal`] of a ring given as each position's scaled `(longitude, latitude)`.
-pub(crate) fn needs_reversal_xy(ring: &[(i128, i128)], exterior: bool) -> bool {
-    reversal(winding_by(ring, |p| *p), exterior)
-}
-
-fn reversal(winding: Ordering, exterior: bool) -> bool {
-    match winding {
-        Ordering::Greater => !exterior,
-        Ordering::Less => exterior,
-        Ordering::Equal => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::cmp::Ordering;
+
     use super::*;
+    use crate::geojson::{needs_reversal, winding};
 
     fn plots(json: &str) -> Plots {
         Plots::parse(json, "data.plots").unwrap()

@@ -283,7 +283,7 @@ impl Geometry {
 /// wound the other way is written reversed, each position with the digits it was sent with.
 fn write_ring(out: &mut String, ring: &Ring, exterior: bool) {
     out.push('[');
-    let reverse = crate::eu_geolocation::needs_reversal(ring, exterior);
+    let reverse = needs_reversal(ring, exterior);
     let mut first = true;
     let mut each = |p: &Position| {
         if !first {
@@ -1127,6 +1127,72 @@ fn sweep(segments: &[(Point, Point)]) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// RFC 7946 §3.1.6 winding, the rule for everything Roastery writes (exterior rings
+/// counterclockwise, holes clockwise), decided exactly on the positions' scaled values.
+///
+/// Whether a closed ring turns counterclockwise (`Greater`), clockwise (`Less`), or cannot be
+/// told (`Equal`: fewer than three distinct positions). Exact: the turn at the ring's
+/// lowest-leftmost position, a convex corner of any simple ring.
+pub fn winding(ring: &[Position]) -> Ordering {
+    winding_by(ring, |p| (p.longitude.scaled(), p.latitude.scaled()))
+}
+
+/// [`winding`] of a ring whose positions `xy` gives as scaled `(longitude, latitude)`.
+fn winding_by<T>(ring: &[T], xy: impl Fn(&T) -> (i128, i128)) -> Ordering {
+    let open = match ring.split_last() {
+        Some((_, open)) if open.len() >= 3 => open,
+        _ => return Ordering::Equal,
+    };
+    let Some((m, corner)) = open
+        .iter()
+        .map(&xy)
+        .enumerate()
+        .min_by(|a, b| a.1.cmp(&b.1))
+    else {
+        return Ordering::Equal;
+    };
+    let n = open.len();
+    let distinct = |step: &dyn Fn(usize) -> usize| {
+        let mut i = m;
+        for _ in 0..n {
+            i = step(i);
+            let p = open.get(i).map(&xy)?;
+            if p != corner {
+                return Some(p);
+            }
+        }
+        None
+    };
+    let before = distinct(&|i| i.checked_sub(1).unwrap_or(n.saturating_sub(1)));
+    let after = distinct(&|i| {
+        let next = i.saturating_add(1);
+        if next >= n { 0 } else { next }
+    });
+    match (before, after) {
+        (Some(p), Some(r)) => orientation(p, corner, r),
+        _ => Ordering::Equal,
+    }
+}
+
+/// Whether RFC 7946 wants the ring written with its positions reversed: an exterior ring
+/// wound clockwise, or a hole wound counterclockwise.
+pub fn needs_reversal(ring: &[Position], exterior: bool) -> bool {
+    reversal(winding(ring), exterior)
+}
+
+/// [`needs_reversal`] of a ring given as each position's scaled `(longitude, latitude)`.
+pub(crate) fn needs_reversal_xy(ring: &[(i128, i128)], exterior: bool) -> bool {
+    reversal(winding_by(ring, |p| *p), exterior)
+}
+
+fn reversal(winding: Ordering, exterior: bool) -> bool {
+    match winding {
+        Ordering::Greater => !exterior,
+        Ordering::Less => exterior,
+        Ordering::Equal => false,
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::ops::Range;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::eu_geolocation::needs_reversal_xy;
+use crate::geojson::needs_reversal_xy;
 use crate::geojson::{Plots, parse_scaled, write_properties};
 
 /// The plots of a due diligence as stored, and as answered.
