@@ -1,19 +1,11 @@
 //! Service accounts and their access tokens.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use roastery_domain::account::{AccessGrant, Account};
 
-use super::MemTx;
+use super::store::MemTx;
 use crate::error::StoreError;
 use crate::repo::*;
-
-#[derive(Debug, Clone, Default)]
-pub struct AccountData {
-    accounts: BTreeMap<String, Credentials>,
-    tokens: BTreeMap<String, AccessGrant>,
-}
 
 impl AccountRepo for MemTx {
     fn insert_account(&mut self, credentials: &Credentials) -> StoreResult<()> {

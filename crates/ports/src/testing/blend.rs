@@ -7,14 +7,9 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::lock::{ForUpdate, Rows};
 use crate::repo::{BlendRepo, StoreResult};
-
-#[derive(Debug, Clone, Default)]
-pub struct BlendData {
-    pub(super) lots: Vec<BlendedLot>,
-}
 
 impl BlendRepo for MemTx {
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {

@@ -6,7 +6,6 @@
 
 use crate::repo::EventRepo as _;
 use roastery_domain::event::{Change, Resource, Subject};
-use std::collections::HashSet;
 
 use roastery_domain::cupping::{CuppedCoffee, Cupping};
 use roastery_domain::cupping_result::{CuppingResult, Score, ScoringState};
@@ -14,7 +13,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
-use super::{InMemoryStore, MemTx, page_newest_first};
+use super::store::{InMemoryStore, MemTx, page_newest_first};
 use crate::Store;
 use crate::error::StoreError;
 use crate::lock::{ForUpdate, Rows};
@@ -25,14 +24,6 @@ fn each_once(ids: &[Uuid]) -> impl Iterator<Item = &Uuid> {
     (ids.iter().enumerate())
         .filter(|(i, id)| !ids.iter().take(*i).any(|seen| seen == *id))
         .map(|(_, id)| id)
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct CuppingData {
-    /// Lots registered by tests: (kind, id).
-    lots: HashSet<(LotKind, Uuid)>,
-    pub(super) cuppings: Vec<Cupping>,
-    results: Vec<CuppingResult>,
 }
 
 /// Makes a lot of `kind` with this id exist for [`CuppingRepo::lot_exists`].

@@ -9,22 +9,12 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus};
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
+use super::tables::StoredDelivery;
 use crate::error::StoreError;
 use crate::repo::*;
 
 /// A delivery, its claim (lease, until) and when it is due.
-type StoredDelivery = (Delivery, Option<(Uuid, DateTime<Utc>)>, DateTime<Utc>);
-
-#[derive(Debug, Clone, Default)]
-pub struct EventData {
-    pub events: Vec<Event>,
-    pub last_sequence: i64,
-    /// Each webhook with the last sequence it was given.
-    pub webhooks: Vec<(Webhook, i64)>,
-    /// Each delivery with its claim (lease, until) and next attempt time.
-    pub deliveries: Vec<StoredDelivery>,
-}
 
 impl EventRepo for MemTx {
     fn record_change(&mut self, subject: Subject, change: Change) {

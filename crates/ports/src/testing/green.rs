@@ -7,15 +7,10 @@ use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::error::StoreError;
 use crate::lock::{ForUpdate, Rows};
 use crate::repo::{GreenLotRepo, StoreResult};
-
-#[derive(Debug, Clone, Default)]
-pub struct GreenData {
-    pub(super) lots: Vec<GreenLot>,
-}
 
 impl GreenLotRepo for MemTx {
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {

@@ -1,23 +1,15 @@
 //! The in-memory store keeps listing items as the databases do: cleared when a lot is written,
 //! stored by the unit of work that wrote it, answered as stored.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use roastery_domain::page::PageRequest;
 use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
-use super::MemTx;
+use super::store::MemTx;
 use crate::error::StoreError;
 use crate::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
 use crate::repo::StoreResult;
-
-/// The stored item of each lot that has one.
-#[derive(Debug, Clone, Default)]
-pub struct ListingData {
-    items: HashMap<(LotKind, Uuid), String>,
-}
 
 impl MemTx {
     /// Clears the item of a lot being written and remembers the lot.

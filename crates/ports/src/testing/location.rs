@@ -6,7 +6,7 @@ use roastery_domain::location::Location;
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::error::StoreError;
 use crate::repo::*;
 

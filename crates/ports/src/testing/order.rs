@@ -6,14 +6,9 @@ use roastery_domain::order::Order;
 use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
-
-#[derive(Debug, Clone, Default)]
-pub struct OrderData {
-    pub(super) orders: Vec<Order>,
-}
 
 impl OrderRepo for MemTx {
     fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {

@@ -5,14 +5,9 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::physical_analysis::PhysicalAnalysis;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::error::StoreError;
 use crate::repo::*;
-
-#[derive(Debug, Clone, Default)]
-pub struct PhysicalData {
-    analyses: Vec<PhysicalAnalysis>,
-}
 
 impl PhysicalRepo for MemTx {
     fn insert_physical_analysis(&mut self, analysis: &PhysicalAnalysis) -> StoreResult<()> {

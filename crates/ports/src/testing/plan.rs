@@ -13,14 +13,8 @@ use roastery_domain::stock::{LotKind, TypedLotRef};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
-use super::MemTx;
+use super::store::MemTx;
 use crate::repo::{EventRepo as _, GreenLotUse, PlanRepo, StoreResult};
-
-#[derive(Debug, Clone, Default)]
-pub struct PlanData {
-    plannings: BTreeMap<Uuid, ProfilePlanning>,
-    recipes: BTreeMap<Uuid, Recipe>,
-}
 
 impl PlanRepo for MemTx {
     fn profile_plannings(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, ProfilePlanning)>> {

@@ -5,14 +5,9 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, Sku};
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::lock::{ForUpdate, Rows};
 use crate::repo::*;
-
-#[derive(Debug, Clone, Default)]
-pub struct ProductData {
-    pub(super) products: Vec<Product>,
-}
 
 impl ProductRepo for MemTx {
     fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>> {

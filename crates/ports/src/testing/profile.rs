@@ -4,7 +4,7 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::profile::Profile;
 use uuid::Uuid;
 
-use super::MemTx;
+use super::store::MemTx;
 use crate::repo::{EventRepo as _, ProfileRepo, StoreResult};
 
 impl ProfileRepo for MemTx {

@@ -5,7 +5,7 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::Project;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::error::StoreError;
 use crate::repo::*;
 

@@ -2,7 +2,6 @@
 
 use crate::repo::EventRepo as _;
 use roastery_domain::event::{Change, Resource, Subject};
-use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use roastery_domain::page::{Page, PageRequest};
@@ -11,17 +10,9 @@ use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::lock::{ForUpdate, Rows};
 use crate::repo::{RoastRepo, StoreResult};
-
-#[derive(Debug, Clone, Default)]
-pub struct RoastData {
-    pub(super) lots: Vec<RoastedLot>,
-    details: BTreeMap<Uuid, RoastDetails>,
-    curves: BTreeMap<Uuid, Vec<RoastCurve>>,
-    pub(super) profiles: Vec<roastery_domain::profile::Profile>,
-}
 
 impl RoastRepo for MemTx {
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {

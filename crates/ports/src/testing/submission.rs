@@ -8,19 +8,12 @@ use roastery_domain::submission::Submission;
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
+use super::tables::Claim;
 use crate::error::StoreError;
 use crate::repo::{EventRepo, StoreResult, SubmissionFilter, SubmissionRepo};
 
 /// A claim on a submission: the lease and until when it holds.
-type Claim = Option<(Uuid, DateTime<Utc>)>;
-
-#[derive(Debug, Clone, Default)]
-pub struct SubmissionData {
-    /// Each submission with the claim on it (lease, until).
-    pub rows: Vec<(Submission, Claim)>,
-    pub verification_claims: Vec<(Uuid, Uuid, DateTime<Utc>)>,
-}
 
 impl SubmissionRepo for MemTx {
     fn insert_submission(&mut self, submission: &Submission) -> StoreResult<()> {

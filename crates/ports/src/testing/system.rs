@@ -1,15 +1,7 @@
 //! Settings and number sequences.
 
-use std::collections::BTreeMap;
-
-use super::MemTx;
+use super::store::MemTx;
 use crate::repo::*;
-
-#[derive(Debug, Clone, Default)]
-pub struct SystemData {
-    settings: BTreeMap<String, String>,
-    sequences: BTreeMap<String, i64>,
-}
 
 impl SystemRepo for MemTx {
     fn ping(&mut self) -> StoreResult<()> {

@@ -8,7 +8,7 @@ use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use uuid::Uuid;
 
-use super::{MemTx, page_newest_first};
+use super::store::{MemTx, page_newest_first};
 use crate::error::StoreError;
 use crate::repo::*;
 
