@@ -15,9 +15,9 @@ use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{BlendRepo, LocationRepo, RoastRepo, SystemRepo};
 use uuid::Uuid;
 
+use super::fixtures::{all_pages, app, at, read, write};
 use super::green_lot::{kg, locations};
 use super::roast::roasted;
-use super::{all_pages, app, at, read, write};
 
 /// A blended lot of two stored roasted lots (16.5 kg), stored; the roasted lots are `n * 100 + 1`
 /// and `n * 100 + 2`.

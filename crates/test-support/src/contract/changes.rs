@@ -20,11 +20,11 @@ use super::cupping::{analysis, cupping, lot};
 use super::due_diligence::due_diligence;
 use super::feed::event;
 use super::feed::{lease, new_ids, webhook};
+use super::fixtures::{at, read};
 use super::green_lot::{green_lot, kg};
 use super::ledger::genealogy;
 use super::order::{order, product};
 use super::roast::{full_details, profile, roast};
-use super::{at, read};
 
 /// What `work`, run alone in a write unit of work, noted.
 fn noted<S: Store>(store: &S, work: impl Fn(&mut S::Tx) -> Result<(), StoreError>) -> Changes {

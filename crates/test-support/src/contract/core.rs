@@ -8,7 +8,7 @@ use roastery_ports::repo::{AccountRepo, Credentials, LocationRepo, ProjectRepo, 
 use roastery_ports::{AppError, Store, StoreError};
 use uuid::Uuid;
 
-use super::{all_pages, at, page_of, read, write, write_err};
+use super::fixtures::{all_pages, at, page_of, read, write, write_err};
 
 pub fn sequences_count_from_one_and_roll_back_with_the_transaction<S: Store>(store: S) {
     let numbers = write(&store, |tx| {

@@ -11,8 +11,8 @@ use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use super::fixtures::{all_pages, at, page_of, read, write, write_err};
 use super::green_lot::{green_lot, locations};
-use super::{all_pages, at, page_of, read, write, write_err};
 
 pub fn lot(n: u128, kind: LotKind) -> TypedLotRef {
     TypedLotRef {

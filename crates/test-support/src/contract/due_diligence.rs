@@ -10,9 +10,9 @@ use roastery_ports::repo::{DueDiligenceRepo, GreenLotRepo, TraceRepo};
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
+use super::fixtures::{at, read, write, write_err};
 use super::green_lot::{green_lot, locations};
 use super::ledger::entry;
-use super::{at, read, write, write_err};
 
 /// A due diligence of plots in `country`, decided at `minutes`, with a statement when given.
 pub fn due_diligence(country: &str, statement: Option<&str>, minutes: i64) -> DueDiligence {

@@ -7,7 +7,7 @@ use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
 use super::feed::{event, lease, new_ids, numbered, publish, webhook};
-use super::{at, read, write, write_err};
+use super::fixtures::{at, read, write, write_err};
 
 pub fn events_are_numbered_in_commit_order_and_listed_oldest_first<S: Store>(store: S) {
     assert_eq!(read(&store, |tx| tx.last_sequence()), 0);
@@ -135,7 +135,7 @@ pub fn events_are_kept_until_every_webhook_is_done_with_them<S: Store>(store: S)
     );
     let listed = |store: &S| {
         let mut events: Vec<Uuid> = read(store, |tx| {
-            tx.list_deliveries(hook.id, &super::page_of::<()>(10, None))
+            tx.list_deliveries(hook.id, &super::fixtures::page_of::<()>(10, None))
         })
         .items
         .into_iter()

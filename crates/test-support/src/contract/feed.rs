@@ -6,7 +6,7 @@ use roastery_ports::Store;
 use roastery_ports::repo::EventRepo;
 use uuid::Uuid;
 
-use super::{at, write};
+use super::fixtures::{at, write};
 
 /// Event `n` of `event_type` at `minutes`, not yet numbered.
 pub fn event(n: u128, event_type: &str, minutes: i64) -> Event {

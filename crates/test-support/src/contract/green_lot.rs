@@ -15,7 +15,7 @@ use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
-use super::{all_pages, at, read, write, write_err};
+use super::fixtures::{all_pages, at, read, write, write_err};
 
 pub fn kg(amount: &str) -> Weight {
     Weight::new(Decimal::from_str(amount).unwrap(), WeightUnit::Kg).unwrap()

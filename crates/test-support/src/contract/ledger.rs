@@ -31,10 +31,10 @@ use uuid::Uuid;
 
 use super::blend::blend;
 use super::cupping::{cupping, lot};
+use super::fixtures::{all_pages, at, read, write, write_err};
 use super::green_lot::{green_lot, kg, locations};
 use super::order::{order, product};
 use super::roast::roast;
-use super::{all_pages, at, read, write, write_err};
 
 pub fn ledger_entries_filter_and_page_newest_first<S: Store>(store: S) {
     let lot = |n| TypedLotRef {
@@ -663,8 +663,8 @@ pub fn traces_show_lots_locations_orders_and_cuppings_both_ways<S: Store>(store:
     let w = wider_genealogy(&store);
     let reference = InMemoryStore::default();
     wider_genealogy(&reference);
-    let (app, _) = super::app(store.clone());
-    let (expected, _) = super::app(reference);
+    let (app, _) = super::fixtures::app(store.clone());
+    let (expected, _) = super::fixtures::app(reference);
     let g = &w.genealogy;
     let lots = [
         g.green[0].id,

@@ -9,9 +9,9 @@ use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::{GreenLotRepo, RoastRepo};
 use uuid::Uuid;
 
+use super::fixtures::{at, read, write};
 use super::green_lot::{green_lot, kg, locations};
 use super::roast::roasted;
-use super::{at, read, write};
 
 fn item(id: Uuid, json: &str) -> RenderedItem {
     RenderedItem {

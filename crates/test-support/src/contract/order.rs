@@ -7,7 +7,7 @@ use roastery_ports::repo::{OrderFilter, OrderRepo, ProductRepo, ProductUpdate};
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
-use super::{all_pages, at, read, write, write_err};
+use super::fixtures::{all_pages, at, read, write, write_err};
 
 pub fn product(n: u128, minutes: i64, skus: &[&str]) -> Product {
     Product {

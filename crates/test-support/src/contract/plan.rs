@@ -16,11 +16,11 @@ use roastery_ports::repo::{
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use super::fixtures::{at, read, write};
 use super::green_lot::{green_lot, kg, locations};
 use super::ledger::entry;
 use super::order::{order, product};
 use super::roast::{profile, roast};
-use super::{at, read, write};
 
 pub fn planning_data_and_recipes_are_replaced_and_read_back<S: Store>(store: S) {
     let (a, b) = (profile(500, None, None), profile(501, None, None));

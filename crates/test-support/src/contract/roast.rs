@@ -16,8 +16,8 @@ use roastery_ports::{Store, StoreError};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use super::fixtures::{all_pages, at, read, write, write_err};
 use super::green_lot::{kg, locations};
-use super::{all_pages, at, read, write, write_err};
 
 /// A roasted lot of 16.5 kg, stored, made from a green lot the roast module does not need.
 pub fn roasted<S: Store>(

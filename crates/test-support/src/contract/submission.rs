@@ -13,9 +13,9 @@ use roastery_ports::repo::{
 use uuid::Uuid;
 
 use super::due_diligence::due_diligence;
+use super::fixtures::{all_pages, at, read, write};
 use super::green_lot::{green_lot, locations};
 use super::ledger::entry;
-use super::{all_pages, at, read, write};
 
 fn submission(n: u128, minutes: i64, lots: &[Uuid]) -> Submission {
     Submission {
@@ -102,7 +102,7 @@ pub fn submissions_are_stored_listed_newest_first_and_filtered<S: Store>(store: 
                 status: Some("AVAILABLE".into()),
                 green_lot_id: None,
             },
-            &super::page_of::<Submission>(10, None),
+            &super::fixtures::page_of::<Submission>(10, None),
         )
     });
     assert_eq!(available.items, vec![changed.clone()]);

@@ -7,7 +7,7 @@ use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
 use super::feed::{event, lease, new_ids, numbered, publish, webhook};
-use super::{all_pages, at, page_of, read, write, write_err};
+use super::fixtures::{all_pages, at, page_of, read, write, write_err};
 
 pub fn webhooks_by_id_newest_first_pages_health_and_deletion<S: Store>(store: S) {
     // Two share an instant: the id breaks the tie.
