@@ -22,6 +22,7 @@
 //! // username, auth_key and client_id.
 //! ```
 
+mod ns;
 mod schema;
 mod xml;
 
@@ -35,24 +36,9 @@ use base64::engine::general_purpose::STANDARD;
 use chrono::{DateTime, Utc};
 use sha1::{Digest as _, Sha1};
 
+use ns::*;
 use xml::{Node, Out, parent, text, with_attributes};
 
-pub(crate) const SOAPENV: &str = "http://schemas.xmlsoap.org/soap/envelope/";
-const WSSE: &str =
-    "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
-const WSU: &str =
-    "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd";
-const BASE: &str = "http://ec.europa.eu/sanco/tracesnt/base/v4";
-const BODY: &str = "http://ec.europa.eu/tracesnt/body/v3";
-pub(crate) const DDS: &str =
-    "http://ec.europa.eu/tracesnt/certificate/eudr/due-diligence-statement/v3";
-pub(crate) const VERIFY: &str =
-    "http://ec.europa.eu/tracesnt/certificate/eudr/verify-declaration/v3";
-pub(crate) const COMMON: &str = "http://ec.europa.eu/tracesnt/certificate/eudr/common/v3";
-const ERROR: &str = "http://ec.europa.eu/sanco/tracesnt/error/v01";
-const MESSAGE: &str = "http://ec.europa.eu/sanco/tracesnt/message/v1";
-const PASSWORD_DIGEST: &str = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest";
-const BASE64_BINARY: &str = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary";
 const DDS_ACTION_PREFIX: &str =
     "http://ec.europa.eu/tracesnt/certificate/eudr/due-diligence-statement/v3/";
 const VERIFY_ACTION: &str =

@@ -6,8 +6,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use super::ns::{COMMON, DDS, VERIFY};
 use super::xml::Node;
-use super::{COMMON, DDS, VERIFY};
 
 type Check = fn(&str) -> Result<(), String>;
 
