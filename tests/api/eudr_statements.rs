@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use roastery_app::submission::EudrTiming;
+use roastery_app::eudr_settings::EudrTiming;
 use roastery_test_support::eu_stub::{EuStub, EuStubConfig, Injection, StubError};
 use serde_json::Value;
 

@@ -26,27 +26,7 @@ use roastery_ports::error::AppError;
 use roastery_ports::lock::LockedRow;
 use roastery_ports::repo::*;
 
-/// Whether `shipOrder` requires complete due diligence (`ROASTERY_EUDR_ENFORCE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EudrEnforce {
-    #[default]
-    Off,
-    Ship,
-    /// As `Ship`, and every `UPSTREAM` statement of every source verified `EXISTING_USABLE`
-    /// within `ROASTERY_EUDR_REVERIFY_DAYS`.
-    ShipVerified,
-}
-
-impl EudrEnforce {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "off" => Some(Self::Off),
-            "ship" => Some(Self::Ship),
-            "ship-verified" => Some(Self::ShipVerified),
-            _ => None,
-        }
-    }
-}
+use crate::eudr_settings::EudrEnforce;
 
 #[derive(Debug, Clone)]
 pub struct SetDueDiligence {

@@ -12,6 +12,7 @@ pub mod blend;
 pub mod cupping;
 pub mod due_diligence;
 pub mod epcis;
+pub mod eudr_settings;
 pub mod event;
 pub mod green_lot;
 pub mod listing;
@@ -72,10 +73,10 @@ pub struct Roastery<S: Store> {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGen>,
     caller: Caller,
-    eudr_enforce: due_diligence::EudrEnforce,
+    eudr_enforce: eudr_settings::EudrEnforce,
     /// The base of EPCIS identifiers; when unset, that of the installation id.
     epcis_base: Option<roastery_domain::epcis::EpcisBase>,
-    eudr_timing: submission::EudrTiming,
+    eudr_timing: eudr_settings::EudrTiming,
     /// Told after a unit of work committed events (wakes this instance's delivery loop).
     events_committed: Option<Arc<dyn Fn() + Send + Sync>>,
     /// Renders the listing items of the lots a write changes; without it none are stored.
@@ -105,9 +106,9 @@ impl<S: Store> Roastery<S> {
             clock,
             ids,
             caller: Caller::default(),
-            eudr_enforce: due_diligence::EudrEnforce::Off,
+            eudr_enforce: eudr_settings::EudrEnforce::Off,
             epcis_base: None,
-            eudr_timing: submission::EudrTiming::default(),
+            eudr_timing: eudr_settings::EudrTiming::default(),
             events_committed: None,
             listing: None,
         }

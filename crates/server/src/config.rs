@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use roastery_adapters_diesel::{PoolOptions, default_application_name};
 use roastery_adapters_http::outbound::eudr::{AuthKey, EudrEndpoint, EudrSchedule, EudrSettings};
-use roastery_app::due_diligence::EudrEnforce;
+use roastery_app::eudr_settings::EudrEnforce;
 use serde::Deserialize;
 
 /// The longest event retention accepted, in days (100 years): longer ones reach past what a

@@ -39,7 +39,7 @@ impl<S: Store> Ctx<S> {
         })
     }
 
-    fn eudr_timing(&self) -> roastery_app::submission::EudrTiming {
+    fn eudr_timing(&self) -> roastery_app::eudr_settings::EudrTiming {
         eudr_jobs::timing(&self.state.eudr_schedule)
     }
 }
