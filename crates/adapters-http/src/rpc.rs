@@ -22,7 +22,7 @@ pub async fn rpc<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     // The scope matched `/rpc/v1` itself too, which names no operation at all.
     let Some(operation) = req.match_info().unprocessed().strip_prefix('/') else {
-        return crate::not_found(req, payload).await;
+        return not_found(req, payload).await;
     };
     let found = if req.method() == Method::POST {
         Operation::find(operation).ok_or_else(|| {
@@ -94,4 +94,14 @@ fn require_json(req: &HttpRequest) -> Result<(), ApiError> {
             "Content-Type must be application/json",
         ))
     }
+}
+
+/// Any path that names no route: 404, the request body drained first.
+pub(crate) async fn not_found(
+    req: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    // Drained only so the connection stays usable; a short wait is enough.
+    let _ = read_body(payload, MAX_BODY, std::time::Duration::from_secs(5)).await;
+    Err(ApiError::not_found_path(req.path()))
 }

@@ -9,12 +9,11 @@
 //! and their answers carry `Connection: close`; whatever is still open after the drain timeout
 //! is dropped.
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::net::{SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_rt::net::TcpStream;
@@ -24,6 +23,7 @@ use actix_web::{App, web};
 use roastery_ports::Store;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::connections::Connections;
 use crate::error::{ErrorBody, ErrorEnvelope};
 use crate::state::AppState;
 
@@ -77,7 +77,7 @@ pub fn build<S: Store>(
             let connections = connections.clone();
             let app = App::new()
                 .app_data(connections.clone())
-                .configure(move |cfg| crate::configure(cfg, state.clone()));
+                .configure(move |cfg| crate::routes::configure(cfg, state.clone()));
             let http = actix_http::HttpService::build()
                 .keep_alive(limits.keep_alive)
                 .client_request_timeout(limits.request_head_timeout)
@@ -134,83 +134,6 @@ async fn termination() -> &'static str {
     {
         let _ = tokio::signal::ctrl_c().await;
         "Ctrl-C"
-    }
-}
-
-/// The open connections of the server, by peer address, with the requests each is serving.
-#[derive(Debug)]
-pub struct Connections {
-    busy: Mutex<HashMap<SocketAddr, usize>>,
-    shutdown: tokio::sync::watch::Sender<bool>,
-}
-
-impl Default for Connections {
-    fn default() -> Self {
-        Self {
-            busy: Mutex::default(),
-            shutdown: tokio::sync::watch::Sender::new(false),
-        }
-    }
-}
-
-impl Connections {
-    fn busy(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, usize>> {
-        // The map holds plain counters: a panic elsewhere cannot leave it inconsistent.
-        self.busy.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn begin_shutdown(&self) {
-        self.shutdown.send_replace(true);
-    }
-
-    /// Whether the server is shutting down: answers then close their connection.
-    pub fn shutting_down(&self) -> bool {
-        *self.shutdown.borrow()
-    }
-
-    /// Marks a request of the connection from `peer` as in flight until the guard drops.
-    pub fn enter(self: &Arc<Self>, peer: SocketAddr) -> InFlight {
-        if let Some(count) = self.busy().get_mut(&peer) {
-            *count += 1;
-        }
-        InFlight {
-            connections: Arc::clone(self),
-            peer,
-        }
-    }
-
-    /// Serves one connection; dropped at once if it is idle when the shutdown begins.
-    async fn serve<F: Future>(&self, peer: SocketAddr, connection: F) -> Option<F::Output> {
-        self.busy().insert(peer, 0);
-        let mut shutdown = self.shutdown.subscribe();
-        let idle_at_shutdown = async {
-            // An error means the sender is gone: no shutdown will come from it.
-            if shutdown.wait_for(|down| *down).await.is_err()
-                || self.busy().get(&peer).is_some_and(|n| *n > 0)
-            {
-                std::future::pending::<()>().await;
-            }
-        };
-        let outcome = tokio::select! {
-            done = connection => Some(done),
-            () = idle_at_shutdown => None,
-        };
-        self.busy().remove(&peer);
-        outcome
-    }
-}
-
-/// A request in flight; see [`Connections::enter`].
-pub struct InFlight {
-    connections: Arc<Connections>,
-    peer: SocketAddr,
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Some(count) = self.connections.busy().get_mut(&self.peer) {
-            *count = count.saturating_sub(1);
-        }
     }
 }
 
