@@ -32,6 +32,7 @@ pub mod submission;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod trace;
+mod upsert;
 
 pub use roastery_ports::{
     AppError, Clock, IdGen, ItemFailure, PoolState, Rejection, Repos, Store, StoreError,

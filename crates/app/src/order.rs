@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
-use roastery_domain::bulk::{self, Change};
+use roastery_domain::bulk;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::SourceError;
@@ -25,7 +25,7 @@ use roastery_domain::stock::{LotKind, Stock, StockError};
 use roastery_domain::weight::Weight;
 use uuid::Uuid;
 
-use crate::{Repos, Roastery, Store};
+use crate::{Repos, Roastery, Store, upsert};
 use roastery_ports::error::{AppError, StoreError};
 use roastery_ports::lock::{ForUpdate, LockedRow};
 use roastery_ports::repo::*;
@@ -209,11 +209,8 @@ impl<S: Store> Roastery<S> {
         skus.dedup();
         self.write("mrp.order.setOrders", |tx| {
             // 2. Load.
-            let mut stored: HashMap<String, ForUpdate<Order>> = tx
-                .orders_for_update(&external_ids)?
-                .into_iter()
-                .map(|o| (o.external_id.clone(), o))
-                .collect();
+            let stored =
+                upsert::by_external_id(tx.orders_for_update(&external_ids)?, |o| &o.external_id);
             let known: HashSet<Sku> = tx.sku_owners(&skus)?.into_iter().map(|(s, _)| s).collect();
             // 3. Decide.
             let planned = plan_orders(
@@ -224,21 +221,8 @@ impl<S: Store> Roastery<S> {
                 || self.ids.new_id(),
             )
             .map_err(AppError::bulk)?;
-            let mut created = Vec::new();
-            let mut updated = Vec::new();
-            for p in &planned {
-                match p.change {
-                    Change::Created => created.push(p.record.clone()),
-                    Change::Updated => {
-                        let mut order = stored.remove(&p.record.external_id).ok_or_else(|| {
-                            StoreError::Internal("updated an order that was not loaded".into())
-                        })?;
-                        order.put(p.record.clone())?;
-                        updated.push(order);
-                    }
-                    Change::Unchanged => {}
-                }
-            }
+            let (created, updated) =
+                upsert::writes(&planned, stored, |o| &o.external_id, upsert::put)?;
             if !created.is_empty() {
                 tx.insert_orders(&created)?;
             }

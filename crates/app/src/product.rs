@@ -7,13 +7,12 @@
 
 use std::collections::HashMap;
 
-use roastery_domain::bulk::{self, Change};
+use roastery_domain::bulk;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{PackageSize, Product, ProductInput, Sku, plan_products};
 
-use crate::{Roastery, Store};
-use roastery_ports::error::{AppError, StoreError};
-use roastery_ports::lock::{ForUpdate, LockedRow};
+use crate::{Roastery, Store, upsert};
+use roastery_ports::error::AppError;
 use roastery_ports::repo::*;
 
 /// One product of a `syncProducts` call, as the client sent it.
@@ -61,11 +60,8 @@ impl<S: Store> Roastery<S> {
         skus.dedup();
         self.write("mrp.product.syncProducts", |tx| {
             // 2. Load.
-            let mut stored: HashMap<String, ForUpdate<Product>> = tx
-                .products_for_update(&external_ids)?
-                .into_iter()
-                .map(|p| (p.external_id.clone(), p))
-                .collect();
+            let stored =
+                upsert::by_external_id(tx.products_for_update(&external_ids)?, |p| &p.external_id);
             let owners: HashMap<Sku, String> = tx.sku_owners(&skus)?.into_iter().collect();
             // 3. Decide.
             let planned = plan_products(
@@ -76,24 +72,21 @@ impl<S: Store> Roastery<S> {
                 || self.ids.new_id(),
             )
             .map_err(AppError::bulk)?;
-            let mut created = Vec::new();
-            let mut updated = Vec::new();
-            for p in &planned {
-                match p.change {
-                    Change::Created => created.push(p.record.clone()),
-                    Change::Updated => {
-                        let mut product =
-                            stored.remove(&p.record.external_id).ok_or_else(|| {
-                                StoreError::Internal("updated a product that was not loaded".into())
-                            })?;
-                        let known = product.variants.len();
-                        let added = p.record.variants.get(known..).unwrap_or_default().to_vec();
-                        product.put(p.record.clone())?;
-                        updated.push(ProductUpdate { product, added });
-                    }
-                    Change::Unchanged => {}
-                }
-            }
+            let (created, updated) = upsert::writes(
+                &planned,
+                stored,
+                |p| &p.external_id,
+                |product, next| {
+                    // The variants the update adds: those past the ones stored.
+                    let added = next
+                        .variants
+                        .get(product.variants.len()..)
+                        .unwrap_or_default()
+                        .to_vec();
+                    let product = upsert::put(product, next)?;
+                    Ok(ProductUpdate { product, added })
+                },
+            )?;
             if !created.is_empty() {
                 tx.insert_products(&created)?;
             }
