@@ -8,7 +8,7 @@ use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::lot_source::LotSource;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::Stock;
-use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::EventRepo as _;
 use roastery_ports::repo::{BlendRepo, StoreResult};
 use uuid::Uuid;
@@ -90,6 +90,10 @@ impl DieselTx {
 }
 
 impl BlendRepo for DieselTx {
+    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
+        roastery_ports::locked::blended_lot_for_update(self, id)
+    }
+
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
         // The item is stored by the unit of work once the lot is written (see `listing`).
@@ -111,11 +115,6 @@ impl BlendRepo for DieselTx {
             .load(self.conn())
             .store()?;
         Ok(self.blended_lots_with_sources(rows)?.pop())
-    }
-
-    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
-        ForUpdate::load(self, Rows::BlendedLots(&[id]), |tx| tx.blended_lot(id))
-            .map(ForUpdate::transpose)
     }
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {

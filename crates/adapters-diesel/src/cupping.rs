@@ -13,7 +13,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::stock::LotKind;
 use roastery_domain::stock::TypedLotRef;
 use roastery_ports::StoreError;
-use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::*;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -175,6 +175,10 @@ impl DieselTx {
 }
 
 impl CuppingRepo for DieselTx {
+    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
+        roastery_ports::locked::cupping_for_update(self, id)
+    }
+
     fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool> {
         let id = id.to_string();
         let count: i64 = match kind {
@@ -238,10 +242,6 @@ impl CuppingRepo for DieselTx {
             .optional()
             .store()?;
         Ok(self.restore_cuppings(row.into_iter().collect())?.pop())
-    }
-
-    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
-        ForUpdate::load(self, Rows::Cuppings(&[id]), |tx| tx.cupping(id)).map(ForUpdate::transpose)
     }
 
     fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {

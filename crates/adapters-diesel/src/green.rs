@@ -212,6 +212,18 @@ fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
 }
 
 impl GreenLotRepo for DieselTx {
+    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
+        roastery_ports::locked::green_lot_for_update(self, id)
+    }
+
+    fn green_lot_to_transfer(
+        &mut self,
+        id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
+        roastery_ports::locked::green_lot_to_transfer(self, id, location_id)
+    }
+
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
         // The item is stored by the unit of work once the lot is written (see `listing`).
@@ -269,29 +281,6 @@ impl GreenLotRepo for DieselTx {
                 .optional(),
         };
         row.store()?.map(GreenLotRow::into_domain).transpose()
-    }
-
-    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
-        ForUpdate::load(self, Rows::GreenLots(&[id]), |tx| tx.green_lot(id))
-            .map(ForUpdate::transpose)
-    }
-
-    fn green_lot_to_transfer(
-        &mut self,
-        id: Uuid,
-        location_id: Uuid,
-    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
-        let loaded = ForUpdate::load(self, Rows::GreenLotOrigin(id), |tx| {
-            let Some(source) = tx.green_lot(id)? else {
-                return Ok(None);
-            };
-            let target = tx.active_green_lot_at(source.origin_id, location_id)?;
-            Ok(Some((source, target)))
-        })?;
-        Ok(loaded.transpose().map(|both| {
-            let (source, target) = both.unzip();
-            (source, target.transpose())
-        }))
     }
 
     fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>> {

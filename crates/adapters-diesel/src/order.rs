@@ -20,7 +20,7 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::Sku;
 use roastery_domain::stock::TypedLotRef;
 use roastery_domain::weight::{Weight, WeightUnit};
-use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::*;
 use uuid::Uuid;
 
@@ -193,6 +193,14 @@ impl DieselTx {
 type OrderExpr<ST> = Box<dyn BoxableExpression<orders::table, Db, SqlType = ST>>;
 
 impl OrderRepo for DieselTx {
+    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>> {
+        roastery_ports::locked::orders_for_update(self, external_ids)
+    }
+
+    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>> {
+        roastery_ports::locked::order_for_update(self, id)
+    }
+
     fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {
         let mut rows = Vec::new();
         for chunk in external_ids.chunks(CHUNK) {
@@ -204,13 +212,6 @@ impl OrderRepo for DieselTx {
             );
         }
         self.with_items(rows)
-    }
-
-    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>> {
-        ForUpdate::load(self, Rows::OrdersByExternalId(external_ids), |tx| {
-            tx.orders_by_external_ids(external_ids)
-        })
-        .map(ForUpdate::into_each)
     }
 
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
@@ -308,10 +309,6 @@ impl OrderRepo for DieselTx {
             .optional()
             .store()?;
         Ok(self.with_items(row.into_iter().collect())?.pop())
-    }
-
-    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>> {
-        ForUpdate::load(self, Rows::Orders(&[id]), |tx| tx.order(id)).map(ForUpdate::transpose)
     }
 
     fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()> {

@@ -16,7 +16,7 @@ use diesel::sql_types::{Text, Timestamp};
 use roastery_domain::decimal;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{PackageSize, Product, Sku, Variant};
-use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::*;
 
 use uuid::Uuid;
@@ -131,6 +131,13 @@ impl DieselTx {
 }
 
 impl ProductRepo for DieselTx {
+    fn products_for_update(
+        &mut self,
+        external_ids: &[String],
+    ) -> StoreResult<Vec<ForUpdate<Product>>> {
+        roastery_ports::locked::products_for_update(self, external_ids)
+    }
+
     fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>> {
         let mut rows = Vec::new();
         for chunk in external_ids.chunks(CHUNK) {
@@ -142,16 +149,6 @@ impl ProductRepo for DieselTx {
             );
         }
         self.with_variants(rows)
-    }
-
-    fn products_for_update(
-        &mut self,
-        external_ids: &[String],
-    ) -> StoreResult<Vec<ForUpdate<Product>>> {
-        ForUpdate::load(self, Rows::ProductsByExternalId(external_ids), |tx| {
-            tx.products_by_external_ids(external_ids)
-        })
-        .map(ForUpdate::into_each)
     }
 
     fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>> {

@@ -20,7 +20,7 @@ use roastery_domain::roast_details::RoastDetails;
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::Stock;
 use roastery_ports::StoreError;
-use roastery_ports::lock::{ForUpdate, Rows};
+use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::{RoastRepo, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -260,6 +260,14 @@ pub(crate) fn id_texts(ids: &[Uuid]) -> Vec<String> {
 }
 
 impl RoastRepo for DieselTx {
+    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
+        roastery_ports::locked::roasted_lot_for_update(self, id)
+    }
+
+    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>> {
+        roastery_ports::locked::roasted_lots_for_update(self, ids)
+    }
+
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
         self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
         // The item is stored by the unit of work once the lot is written (see `listing`).
@@ -297,18 +305,6 @@ impl RoastRepo for DieselTx {
             .load(self.conn())
             .store()?;
         Ok(self.roasted_lots_with_sources(rows)?.pop())
-    }
-
-    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
-        ForUpdate::load(self, Rows::RoastedLots(&[id]), |tx| tx.roasted_lot(id))
-            .map(ForUpdate::transpose)
-    }
-
-    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>> {
-        ForUpdate::load(self, Rows::RoastedLots(ids), |tx| {
-            tx.roasted_lots_by_ids(ids)
-        })
-        .map(ForUpdate::into_each)
     }
 
     fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {

@@ -12,6 +12,7 @@ pub mod error;
 pub mod eudr;
 pub mod listing;
 pub mod lock;
+pub mod locked;
 pub mod rate_limit;
 pub mod repo;
 pub mod secret;

@@ -8,10 +8,14 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use super::store::{MemTx, page_newest_first};
-use crate::lock::{ForUpdate, Rows};
+use crate::lock::ForUpdate;
 use crate::repo::{BlendRepo, StoreResult};
 
 impl BlendRepo for MemTx {
+    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
+        crate::locked::blended_lot_for_update(self, id)
+    }
+
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
         self.clear_item(roastery_domain::stock::LotKind::Blended, lot.id);
         self.written.blended(lot);
@@ -22,11 +26,6 @@ impl BlendRepo for MemTx {
 
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {
         Ok(self.data.blend.lots.iter().find(|l| l.id == id).cloned())
-    }
-
-    fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
-        ForUpdate::load(self, Rows::BlendedLots(&[id]), |tx| tx.blended_lot(id))
-            .map(ForUpdate::transpose)
     }
 
     fn update_blended_lot_stock(&mut self, lot: &ForUpdate<BlendedLot>) -> StoreResult<()> {

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use super::store::{InMemoryStore, MemTx, page_newest_first};
 use crate::Store;
 use crate::error::StoreError;
-use crate::lock::{ForUpdate, Rows};
+use crate::lock::ForUpdate;
 use crate::repo::*;
 
 /// `ids` in their order, each at its first place only (what a database lookup answers).
@@ -37,6 +37,10 @@ pub fn register_lot(store: &InMemoryStore, kind: LotKind, id: Uuid) {
 }
 
 impl CuppingRepo for MemTx {
+    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
+        crate::locked::cupping_for_update(self, id)
+    }
+
     fn lot_exists(&mut self, kind: LotKind, id: Uuid) -> StoreResult<bool> {
         let stored = match kind {
             LotKind::Green => self.green_lot(id)?.is_some(),
@@ -81,10 +85,6 @@ impl CuppingRepo for MemTx {
             .iter()
             .find(|c| c.id() == id)
             .cloned())
-    }
-
-    fn cupping_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Cupping>>> {
-        ForUpdate::load(self, Rows::Cuppings(&[id]), |tx| tx.cupping(id)).map(ForUpdate::transpose)
     }
 
     fn update_cupping_state(&mut self, cupping: &ForUpdate<Cupping>) -> StoreResult<()> {

@@ -13,6 +13,18 @@ use crate::lock::{ForUpdate, Rows};
 use crate::repo::{GreenLotRepo, StoreResult};
 
 impl GreenLotRepo for MemTx {
+    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
+        crate::locked::green_lot_for_update(self, id)
+    }
+
+    fn green_lot_to_transfer(
+        &mut self,
+        id: Uuid,
+        location_id: Uuid,
+    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
+        crate::locked::green_lot_to_transfer(self, id, location_id)
+    }
+
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
         self.clear_item(roastery_domain::stock::LotKind::Green, lot.id);
         self.written.green(lot);
@@ -62,29 +74,6 @@ impl GreenLotRepo for MemTx {
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {
         Ok(self.data.green.lots.iter().find(|l| l.id == id).cloned())
-    }
-
-    fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
-        ForUpdate::load(self, Rows::GreenLots(&[id]), |tx| tx.green_lot(id))
-            .map(ForUpdate::transpose)
-    }
-
-    fn green_lot_to_transfer(
-        &mut self,
-        id: Uuid,
-        location_id: Uuid,
-    ) -> StoreResult<Option<(ForUpdate<GreenLot>, Option<ForUpdate<GreenLot>>)>> {
-        let loaded = ForUpdate::load(self, Rows::GreenLotOrigin(id), |tx| {
-            let Some(source) = tx.green_lot(id)? else {
-                return Ok(None);
-            };
-            let target = tx.active_green_lot_at(source.origin_id, location_id)?;
-            Ok(Some((source, target)))
-        })?;
-        Ok(loaded.transpose().map(|both| {
-            let (source, target) = both.unzip();
-            (source, target.transpose())
-        }))
     }
 
     fn green_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<GreenLot>>> {

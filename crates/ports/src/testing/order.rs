@@ -7,10 +7,18 @@ use roastery_domain::page::{Page, PageRequest};
 use uuid::Uuid;
 
 use super::store::{MemTx, page_newest_first};
-use crate::lock::{ForUpdate, Rows};
+use crate::lock::ForUpdate;
 use crate::repo::*;
 
 impl OrderRepo for MemTx {
+    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>> {
+        crate::locked::orders_for_update(self, external_ids)
+    }
+
+    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>> {
+        crate::locked::order_for_update(self, id)
+    }
+
     fn orders_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Order>> {
         Ok(self
             .data
@@ -20,13 +28,6 @@ impl OrderRepo for MemTx {
             .filter(|o| external_ids.contains(&o.external_id))
             .cloned()
             .collect())
-    }
-
-    fn orders_for_update(&mut self, external_ids: &[String]) -> StoreResult<Vec<ForUpdate<Order>>> {
-        ForUpdate::load(self, Rows::OrdersByExternalId(external_ids), |tx| {
-            tx.orders_by_external_ids(external_ids)
-        })
-        .map(ForUpdate::into_each)
     }
 
     fn insert_orders(&mut self, orders: &[Order]) -> StoreResult<()> {
@@ -65,10 +66,6 @@ impl OrderRepo for MemTx {
 
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
         Ok(self.data.order.orders.iter().find(|o| o.id == id).cloned())
-    }
-
-    fn order_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<Order>>> {
-        ForUpdate::load(self, Rows::Orders(&[id]), |tx| tx.order(id)).map(ForUpdate::transpose)
     }
 
     fn record_shipments(&mut self, order: &ForUpdate<Order>) -> StoreResult<()> {

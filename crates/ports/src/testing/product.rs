@@ -6,10 +6,17 @@ use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{Product, Sku};
 
 use super::store::{MemTx, page_newest_first};
-use crate::lock::{ForUpdate, Rows};
+use crate::lock::ForUpdate;
 use crate::repo::*;
 
 impl ProductRepo for MemTx {
+    fn products_for_update(
+        &mut self,
+        external_ids: &[String],
+    ) -> StoreResult<Vec<ForUpdate<Product>>> {
+        crate::locked::products_for_update(self, external_ids)
+    }
+
     fn products_by_external_ids(&mut self, external_ids: &[String]) -> StoreResult<Vec<Product>> {
         Ok(self
             .data
@@ -19,16 +26,6 @@ impl ProductRepo for MemTx {
             .filter(|p| external_ids.contains(&p.external_id))
             .cloned()
             .collect())
-    }
-
-    fn products_for_update(
-        &mut self,
-        external_ids: &[String],
-    ) -> StoreResult<Vec<ForUpdate<Product>>> {
-        ForUpdate::load(self, Rows::ProductsByExternalId(external_ids), |tx| {
-            tx.products_by_external_ids(external_ids)
-        })
-        .map(ForUpdate::into_each)
     }
 
     fn sku_owners(&mut self, skus: &[Sku]) -> StoreResult<Vec<(Sku, String)>> {

@@ -11,10 +11,18 @@ use roastery_domain::roasted_lot::RoastedLot;
 use uuid::Uuid;
 
 use super::store::{MemTx, page_newest_first};
-use crate::lock::{ForUpdate, Rows};
+use crate::lock::ForUpdate;
 use crate::repo::{RoastRepo, StoreResult};
 
 impl RoastRepo for MemTx {
+    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
+        crate::locked::roasted_lot_for_update(self, id)
+    }
+
+    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>> {
+        crate::locked::roasted_lots_for_update(self, ids)
+    }
+
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
         self.clear_item(roastery_domain::stock::LotKind::Roasted, lot.id);
         self.written.roasted(lot);
@@ -54,18 +62,6 @@ impl RoastRepo for MemTx {
 
     fn roasted_lot(&mut self, id: Uuid) -> StoreResult<Option<RoastedLot>> {
         Ok(self.data.roast.lots.iter().find(|l| l.id == id).cloned())
-    }
-
-    fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
-        ForUpdate::load(self, Rows::RoastedLots(&[id]), |tx| tx.roasted_lot(id))
-            .map(ForUpdate::transpose)
-    }
-
-    fn roasted_lots_for_update(&mut self, ids: &[Uuid]) -> StoreResult<Vec<ForUpdate<RoastedLot>>> {
-        ForUpdate::load(self, Rows::RoastedLots(ids), |tx| {
-            tx.roasted_lots_by_ids(ids)
-        })
-        .map(ForUpdate::into_each)
     }
 
     fn roasted_lot_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<RoastedLot>> {
