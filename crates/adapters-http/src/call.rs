@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use actix_web::HttpResponse;
 use roastery_app::{Caller, Roastery};
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest, Position};
 use roastery_ports::{AppError, Store};
 use serde::Serialize;
@@ -17,8 +18,7 @@ use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
 /// One operation call.
 pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
-    /// The operation's name (`inventory.green.listGreenLots`).
-    pub operation: &'static str,
+    pub operation: Operation,
     /// The authenticated client: ledger entries name it.
     pub client_id: Arc<str>,
 }
@@ -51,7 +51,9 @@ impl<S: Store> Ctx<S> {
     }
 
     pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {
-        self.state.cursors.page_request(self.operation, pagination)
+        self.state
+            .cursors
+            .page_request(self.operation.name(), pagination)
     }
 
     /// `{"ok": true, "result": ..., "meta": {}}`
@@ -69,7 +71,7 @@ impl<S: Store> Ctx<S> {
         result: R,
         next: Option<Position>,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation, p));
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
         Ok(HttpResponse::Ok().json(Envelope {
             ok: true,
             result,
@@ -103,7 +105,7 @@ impl<S: Store> Ctx<S> {
         next: Option<Position>,
         shared: Shared,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation, p));
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
         crate::shared::json_response(
             &Envelope {
                 ok: true,
@@ -158,7 +160,7 @@ impl<S: Store> Ctx<S> {
     pub fn stored_page(&self, key: &str, page: Page<String>) -> Result<HttpResponse, ApiError> {
         let end_cursor = page
             .next
-            .map(|p| self.state.cursors.encode(self.operation, p));
+            .map(|p| self.state.cursors.encode(self.operation.name(), p));
         Ok(HttpResponse::Ok()
             .content_type(actix_web::http::header::ContentType::json())
             .body(stored_page_body(key, &page.items, end_cursor.as_deref())))
@@ -173,6 +175,7 @@ pub(crate) mod testing {
 
     use actix_web::ResponseError;
     use roastery_app::Roastery;
+    use roastery_domain::operation::Operation;
     use roastery_ports::testing::InMemoryStore;
 
     use super::Ctx;
@@ -182,7 +185,7 @@ pub(crate) mod testing {
 
     /// A call of `operation` by client `client-a` over a fresh in-memory store, and the use
     /// cases over that store (to set up and to check what the call did).
-    pub(crate) fn call(operation: &'static str) -> (Ctx<InMemoryStore>, Roastery<InMemoryStore>) {
+    pub(crate) fn call(operation: Operation) -> (Ctx<InMemoryStore>, Roastery<InMemoryStore>) {
         let (app, _clock) = roastery_app::testing::memory_roastery();
         let state = Arc::new(AppState::new(app.clone(), CursorCodec::new(vec![7; 32])));
         let ctx = Ctx {
