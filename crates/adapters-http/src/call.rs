@@ -175,8 +175,13 @@ pub(crate) mod testing {
 
     use actix_web::ResponseError;
     use roastery_app::Roastery;
+    use roastery_app::green_lot::{ImportGreenLot, WeightInput};
+    use roastery_app::location::ImportLocation;
     use roastery_domain::operation::Operation;
+    use roastery_domain::weight::WeightUnit;
     use roastery_ports::testing::InMemoryStore;
+    use rust_decimal::Decimal;
+    use uuid::Uuid;
 
     use super::Ctx;
     use crate::cursor::CursorCodec;
@@ -194,6 +199,41 @@ pub(crate) mod testing {
             client_id: Arc::from("client-a"),
         };
         (ctx, app)
+    }
+
+    /// `n` kilograms, as the use cases take a weight.
+    pub(crate) fn kg(n: i64) -> WeightInput {
+        WeightInput {
+            amount: Decimal::from(n),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    /// A location and a green lot of `kilograms` imported at it: `(location, lot)`.
+    pub(crate) fn green_lot_at(app: &Roastery<InMemoryStore>, kilograms: i64) -> (Uuid, Uuid) {
+        let location = app
+            .import_location(ImportLocation {
+                name: "Roastery".into(),
+                external_id: None,
+            })
+            .unwrap()
+            .id;
+        let lot = app
+            .import_green_lot(ImportGreenLot {
+                name: Some("Huila".into()),
+                external_id: Some("G-1".into()),
+                weight: kg(kilograms),
+                ico_number: None,
+                price: None,
+                location_id: Some(location),
+                location_external_id: None,
+                projects: Vec::new(),
+                details: Default::default(),
+            })
+            .unwrap()
+            .lot
+            .id;
+        (location, lot)
     }
 
     /// The status and JSON body a handler's result answers, as the server would send it.
