@@ -489,11 +489,14 @@ mod handler_tests {
         assert_eq!(stored(&app, coffee).len(), 1);
     }
 
+    /// A request's `data` for a cupping and its cupped coffee.
+    type DataOf = fn(Uuid, Uuid) -> Value;
+
     /// A required field left out is named by its path, down to a sensorial attribute, and
     /// nothing is recorded.
     #[actix_web::test]
     async fn record_cupping_results_names_the_missing_field_by_its_path() {
-        let cases: [(fn(Uuid, Uuid) -> Value, &str); 6] = [
+        let cases: [(DataOf, &str); 6] = [
             (
                 |_, coffee| json!({"results": [{"cuppedCoffeeId": coffee, "finalScore": 80}]}),
                 "data.cuppingId",

@@ -699,6 +699,9 @@ mod handler_tests {
         assert_eq!(d.statements[0].verification_number, None);
     }
 
+    /// A change to a complete request.
+    type Change = Box<dyn Fn(&mut Value)>;
+
     /// A required field left out, or sent under another spelling than its camelCase wire name,
     /// is named by its path in the request, and nothing is stored.
     #[actix_web::test]
@@ -710,7 +713,7 @@ mod handler_tests {
             v.as_object_mut().map(|o| o.remove(field));
             v
         };
-        let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+        let cases: Vec<(Change, &str)> = vec![
             (
                 Box::new(|r| drop(r["data"].as_object_mut().map(|o| o.remove("greenLotId")))),
                 "data.greenLotId",

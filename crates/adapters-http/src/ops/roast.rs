@@ -673,12 +673,15 @@ mod handler_tests {
         assert_eq!(stored.stock.weight().amount(), Decimal::from(6));
     }
 
+    /// A request's `greenLots` for a green lot and a used weight.
+    type LotsOf = fn(Uuid, &Value) -> Value;
+
     /// `usedWeight` is required for every green lot of a recorded roast (unlike a roast log's),
     /// named by its path, and no weight is taken.
     #[actix_web::test]
     async fn record_roast_needs_the_used_weight_of_every_green_lot() {
         let used = json!({"amount": 4, "unit": "KG"});
-        let cases: [(fn(Uuid, &Value) -> Value, &str); 4] = [
+        let cases: [(LotsOf, &str); 4] = [
             (|_, _| Value::Null, "data.greenLots"),
             (
                 |_, used| json!([{"usedWeight": used}]),
