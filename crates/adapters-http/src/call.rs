@@ -56,6 +56,20 @@ impl<S: Store> Ctx<S> {
             .page_request(self.operation.name(), pagination)
     }
 
+    /// A page read by one use case (`read`, given the page asked for) and answered as `result`
+    /// of its items: what the handlers answering a page of records by ids share after decoding
+    /// their filter.
+    pub async fn page_of<T: Send + 'static, R: Serialize>(
+        &self,
+        pagination: &PaginationDto,
+        read: impl FnOnce(&Roastery<S>, PageRequest) -> Result<Page<T>, AppError> + Send + 'static,
+        result: impl FnOnce(Vec<T>) -> R,
+    ) -> Result<HttpResponse, ApiError> {
+        let page = self.page_request(pagination)?;
+        let page = self.run(move |app| read(app, page)).await?;
+        self.page(result(page.items), page.next)
+    }
+
     /// `{"ok": true, "result": ..., "meta": {}}`
     pub fn ok<R: Serialize>(&self, result: R) -> Result<HttpResponse, ApiError> {
         Ok(HttpResponse::Ok().json(Envelope {

@@ -354,16 +354,14 @@ pub(super) async fn get_cuppings_by_ids<S: Store>(
         filter.and_then(|f| f.cupping_ids),
         "params.filter.cuppingIds",
     )?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.get_cuppings_by_ids(ids, page))
-        .await?;
-    ctx.page(
-        CuppingsResult {
-            cuppings: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.get_cuppings_by_ids(ids, page),
+        |items| CuppingsResult {
+            cuppings: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -382,16 +380,14 @@ pub(super) async fn list_cupping_results<S: Store>(
         filter.and_then(|f| f.cupped_coffee_ids),
         "params.filter.cuppedCoffeeIds",
     )?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.list_cupping_results(ids, page))
-        .await?;
-    ctx.page(
-        CuppingResultsResult {
-            cupping_results: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.list_cupping_results(ids, page),
+        |items| CuppingResultsResult {
+            cupping_results: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
 }
 
 #[cfg(test)]

@@ -384,16 +384,14 @@ pub(super) async fn roast_details_by_ids<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<RoastedLotIdsFilter>>(body)?.into_parts();
     let ids = roasted_lot_ids(filter)?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.roast_details_by_ids(ids, page))
-        .await?;
-    ctx.page(
-        RoastDetailsResult {
-            roast_details: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.roast_details_by_ids(ids, page),
+        |items| RoastDetailsResult {
+            roast_details: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
 }
 
 // ---- roast curves ----
