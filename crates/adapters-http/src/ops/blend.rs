@@ -175,21 +175,28 @@ mod handler_tests {
             .amount()
     }
 
+    fn blend(location: Uuid, roasted_lots: Value) -> Value {
+        json!({"data": {
+            "name": "House blend",
+            "locationId": location,
+            "blendedDate": "2026-11-21T09:00:00Z",
+            "roastedLots": roasted_lots
+        }})
+    }
+
     /// Each roasted lot is taken from by its own `usedWeight`, and the answer is the blended
     /// lot: their sum, its sources in the client's order.
     #[actix_web::test]
     async fn create_blend_takes_each_roasted_lot_used_weight() {
         let (ctx, app) = call(Operation::CreateBlend);
         let (location, [a, b]) = two_roasted_lots(&app);
-        let request = json!({"data": {
-            "name": "House blend",
-            "locationId": location,
-            "blendedDate": "2026-11-21T09:00:00Z",
-            "roastedLots": [
+        let request = blend(
+            location,
+            json!([
                 {"id": b, "usedWeight": {"amount": 1.5, "unit": "KG"}},
                 {"id": a, "usedWeight": {"amount": 2, "unit": "KG"}}
-            ]
-        }});
+            ]),
+        );
         let (status, answered) = answer(create_blend(ctx, &body(&request)).await).await;
         assert_eq!(status, 200, "{answered}");
         let blended = &answered["result"]["blendedLot"];
@@ -208,12 +215,10 @@ mod handler_tests {
     async fn create_blend_names_a_missing_used_weight_by_its_path() {
         let (ctx, app) = call(Operation::CreateBlend);
         let (location, [a, b]) = two_roasted_lots(&app);
-        let request = json!({"data": {
-            "name": "House blend",
-            "locationId": location,
-            "blendedDate": "2026-11-21T09:00:00Z",
-            "roastedLots": [{"id": a, "usedWeight": {"amount": 2, "unit": "KG"}}, {"id": b}]
-        }});
+        let request = blend(
+            location,
+            json!([{"id": a, "usedWeight": {"amount": 2, "unit": "KG"}}, {"id": b}]),
+        );
         let (status, answered) = answer(create_blend(ctx, &body(&request)).await).await;
         assert_eq!(status, 400, "{answered}");
         assert_eq!(answered["error"]["code"], "missing_parameter", "{answered}");

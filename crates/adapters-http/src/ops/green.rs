@@ -534,16 +534,13 @@ pub(super) async fn set_due_diligence<S: Store>(
 #[cfg(test)]
 mod handler_tests {
     use roastery_app::Roastery;
-    use roastery_app::green_lot::WeightInput;
     use roastery_domain::due_diligence::{StatementKind, StatementRole};
-    use roastery_domain::weight::WeightUnit;
     use roastery_ports::repo::DueDiligenceRepo;
     use roastery_ports::testing::InMemoryStore;
-    use rust_decimal::Decimal;
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::call::testing::{answer, call};
+    use crate::call::testing::{answer, call, green_lot_at};
     use crate::ops::Operation;
 
     const PLOTS: &str = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.60,2.050]},"properties":{"Area":2}}]}"#;
@@ -556,23 +553,7 @@ mod handler_tests {
 
     /// A source green lot: one imported.
     fn source_lot(app: &Roastery<InMemoryStore>) -> Uuid {
-        app.import_green_lot(ImportGreenLot {
-            name: Some("Huila".into()),
-            external_id: Some("G-1".into()),
-            weight: WeightInput {
-                amount: Decimal::from(10),
-                unit: WeightUnit::Kg,
-            },
-            ico_number: None,
-            price: None,
-            location_id: None,
-            location_external_id: None,
-            projects: Vec::new(),
-            details: GreenLotDetails::default(),
-        })
-        .unwrap()
-        .lot
-        .id
+        green_lot_at(app, 10).1
     }
 
     /// A request with only the required fields.
