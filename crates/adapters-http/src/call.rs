@@ -18,6 +18,7 @@ use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
 /// One operation call.
 pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
+    /// The operation called: its name binds the cursors it answers, and what it writes records it.
     pub operation: Operation,
     /// The authenticated client: ledger entries name it.
     pub client_id: Arc<str>,

@@ -164,6 +164,15 @@ mod tests {
         }
     }
 
+    /// Stored events carry these names: they never change (the operations' are held to the
+    /// committed OpenAPI document).
+    #[test]
+    fn tasks_keep_their_stored_names() {
+        assert_eq!(Task::EudrPoll.name(), "eudr.poll");
+        assert_eq!(Task::EudrReverify.name(), "eudr.reverify");
+        assert_eq!(Task::RenderListing.name(), "roastery.listing.render");
+    }
+
     #[test]
     fn tasks_are_not_operations() {
         for task in [Task::EudrPoll, Task::EudrReverify, Task::RenderListing] {
