@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use actix_web::HttpResponse;
 use roastery_app::{Caller, Roastery};
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest, Position};
 use roastery_ports::{AppError, Store};
 use serde::Serialize;
@@ -17,8 +18,8 @@ use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
 /// One operation call.
 pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
-    /// The operation's name (`inventory.green.listGreenLots`).
-    pub operation: &'static str,
+    /// The operation called: its name binds the cursors it answers, and what it writes records it.
+    pub operation: Operation,
     /// The authenticated client: ledger entries name it.
     pub client_id: Arc<str>,
 }
@@ -51,7 +52,23 @@ impl<S: Store> Ctx<S> {
     }
 
     pub fn page_request(&self, pagination: &PaginationDto) -> Result<PageRequest, ApiError> {
-        self.state.cursors.page_request(self.operation, pagination)
+        self.state
+            .cursors
+            .page_request(self.operation.name(), pagination)
+    }
+
+    /// A page read by one use case (`read`, given the page asked for) and answered as `result`
+    /// of its items: what the handlers answering a page of records by ids share after decoding
+    /// their filter.
+    pub async fn page_of<T: Send + 'static, R: Serialize>(
+        &self,
+        pagination: &PaginationDto,
+        read: impl FnOnce(&Roastery<S>, PageRequest) -> Result<Page<T>, AppError> + Send + 'static,
+        result: impl FnOnce(Vec<T>) -> R,
+    ) -> Result<HttpResponse, ApiError> {
+        let page = self.page_request(pagination)?;
+        let page = self.run(move |app| read(app, page)).await?;
+        self.page(result(page.items), page.next)
     }
 
     /// `{"ok": true, "result": ..., "meta": {}}`
@@ -69,7 +86,7 @@ impl<S: Store> Ctx<S> {
         result: R,
         next: Option<Position>,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation, p));
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
         Ok(HttpResponse::Ok().json(Envelope {
             ok: true,
             result,
@@ -103,7 +120,7 @@ impl<S: Store> Ctx<S> {
         next: Option<Position>,
         shared: Shared,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation, p));
+        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
         crate::shared::json_response(
             &Envelope {
                 ok: true,
@@ -158,7 +175,7 @@ impl<S: Store> Ctx<S> {
     pub fn stored_page(&self, key: &str, page: Page<String>) -> Result<HttpResponse, ApiError> {
         let end_cursor = page
             .next
-            .map(|p| self.state.cursors.encode(self.operation, p));
+            .map(|p| self.state.cursors.encode(self.operation.name(), p));
         Ok(HttpResponse::Ok()
             .content_type(actix_web::http::header::ContentType::json())
             .body(stored_page_body(key, &page.items, end_cursor.as_deref())))
@@ -173,7 +190,13 @@ pub(crate) mod testing {
 
     use actix_web::ResponseError;
     use roastery_app::Roastery;
+    use roastery_app::green_lot::{ImportGreenLot, WeightInput};
+    use roastery_app::location::ImportLocation;
+    use roastery_domain::operation::Operation;
+    use roastery_domain::weight::WeightUnit;
     use roastery_ports::testing::InMemoryStore;
+    use rust_decimal::Decimal;
+    use uuid::Uuid;
 
     use super::Ctx;
     use crate::cursor::CursorCodec;
@@ -182,7 +205,7 @@ pub(crate) mod testing {
 
     /// A call of `operation` by client `client-a` over a fresh in-memory store, and the use
     /// cases over that store (to set up and to check what the call did).
-    pub(crate) fn call(operation: &'static str) -> (Ctx<InMemoryStore>, Roastery<InMemoryStore>) {
+    pub(crate) fn call(operation: Operation) -> (Ctx<InMemoryStore>, Roastery<InMemoryStore>) {
         let (app, _clock) = roastery_app::testing::memory_roastery();
         let state = Arc::new(AppState::new(app.clone(), CursorCodec::new(vec![7; 32])));
         let ctx = Ctx {
@@ -191,6 +214,41 @@ pub(crate) mod testing {
             client_id: Arc::from("client-a"),
         };
         (ctx, app)
+    }
+
+    /// `n` kilograms, as the use cases take a weight.
+    pub(crate) fn kg(n: i64) -> WeightInput {
+        WeightInput {
+            amount: Decimal::from(n),
+            unit: WeightUnit::Kg,
+        }
+    }
+
+    /// A location and a green lot of `kilograms` imported at it: `(location, lot)`.
+    pub(crate) fn green_lot_at(app: &Roastery<InMemoryStore>, kilograms: i64) -> (Uuid, Uuid) {
+        let location = app
+            .import_location(ImportLocation {
+                name: "Roastery".into(),
+                external_id: None,
+            })
+            .unwrap()
+            .id;
+        let lot = app
+            .import_green_lot(ImportGreenLot {
+                name: Some("Huila".into()),
+                external_id: Some("G-1".into()),
+                weight: kg(kilograms),
+                ico_number: None,
+                price: None,
+                location_id: Some(location),
+                location_external_id: None,
+                projects: Vec::new(),
+                details: Default::default(),
+            })
+            .unwrap()
+            .lot
+            .id;
+        (location, lot)
     }
 
     /// The status and JSON body a handler's result answers, as the server would send it.

@@ -18,7 +18,7 @@ use utoipa::openapi::{
 };
 
 use crate::error::ErrorDetail;
-use crate::ops::{Contract, Operation, SchemaSet, Shape};
+use crate::ops::{Contract, Entry, Operation, SchemaSet, Shape};
 use crate::wire::PaginationDto;
 
 /// Every error status an operation can answer (api-decisions §2), with what it means; the

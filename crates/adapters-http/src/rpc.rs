@@ -9,7 +9,7 @@ use crate::auth::{authenticate, require_scope};
 use crate::body::{MAX_BODY, read_body};
 use crate::call::Ctx;
 use crate::error::ApiError;
-use crate::ops::Operation;
+use crate::ops::{Entry, Operation};
 use crate::state::AppState;
 
 /// Where operations live; the path's rest after it and a slash names the operation.
@@ -53,7 +53,7 @@ pub async fn rpc<S: Store>(
             Ok(body) => {
                 let ctx = Ctx {
                     state: state.into_inner(),
-                    operation: operation.name(),
+                    operation,
                     client_id: std::sync::Arc::from(grant.client_id.as_str()),
                 };
                 operation.handle(ctx, &body).await

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::{self, BlendError, BlendedLot, NewBlend};
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project;
 use roastery_domain::stock::LotKind;
@@ -48,7 +49,7 @@ impl<S: Store> Roastery<S> {
         lot_source::check_source_ids(LotKind::Roasted, &ids).map_err(BlendError::from)?;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.write("inventory.blend.createBlend", |tx| {
+        self.write(Operation::CreateBlend, |tx| {
             if tx.location(cmd.location_id)?.is_none() {
                 return Err(BlendError::LocationNotFound(cmd.location_id).into());
             }
@@ -107,7 +108,7 @@ impl<S: Store> Roastery<S> {
                 blend.stock.weight(),
             ));
             tx.insert_ledger_entries(&self.ledger_entries(
-                "inventory.blend.createBlend",
+                Operation::CreateBlend,
                 now,
                 &movements,
             ))?;

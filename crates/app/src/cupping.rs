@@ -15,6 +15,7 @@ use roastery_domain::cupping_result::{
     CuppingResult, NewCuppingResult, NewSensorialAttribute, ResultSummary, Score, ScoringState,
 };
 use roastery_domain::event::{Change, Resource, Subject};
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::stock::TypedLotRef;
 use rust_decimal::Decimal;
@@ -85,7 +86,7 @@ impl<S: Store> Roastery<S> {
         }
         .parse()?;
         let id = self.ids.new_id();
-        let cupping = self.write("quality.cupping.createCupping", |tx| {
+        let cupping = self.write(Operation::CreateCupping, |tx| {
             // 2. Load: every lot must exist.
             for lot in draft.lots() {
                 if !tx.lot_exists(lot.kind, lot.id)? {
@@ -108,7 +109,7 @@ impl<S: Store> Roastery<S> {
     /// Moves a cupping along `DRAFT` → `OPEN` → `CLOSED`: the state comes parsed; an unknown
     /// cupping is not found, an illegal move is refused by the domain.
     pub fn set_cupping_state(&self, cmd: SetCuppingState) -> Result<CuppingView, AppError> {
-        self.write("quality.cupping.setCuppingState", |tx| {
+        self.write(Operation::SetCuppingState, |tx| {
             let mut cupping = tx
                 .cupping_for_update(cmd.cupping_id)?
                 .ok_or(CuppingError::NotFound(cmd.cupping_id))?;
@@ -143,7 +144,7 @@ impl<S: Store> Roastery<S> {
                 .collect(),
             now,
         )?;
-        self.write("quality.cupping.recordCuppingResults", |tx| {
+        self.write(Operation::RecordCuppingResults, |tx| {
             // 2. Load, locked: the cupping must not close before the results commit.
             let cupping = tx
                 .cupping_for_update(cmd.cupping_id)?

@@ -12,6 +12,7 @@ use roastery_domain::due_diligence::{
 use roastery_domain::green_lot::{GreenLot, GreenLotError};
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::ledger::Reference;
+use roastery_domain::operation::Operation;
 use roastery_domain::order::OrderError;
 use roastery_domain::stock::LotKind;
 use std::collections::HashMap;
@@ -133,7 +134,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<GreenLotWithDueDiligence, AppError> {
         let draft = DueDiligenceDraft::parse(cmd.input)?;
         let id = cmd.green_lot_id;
-        self.write("inventory.green.setDueDiligence", |tx| {
+        self.write(Operation::SetDueDiligence, |tx| {
             let now = self.clock.now();
             // Locked: the row is what changes (its last-modified date), and two replacements of
             // one lot's due diligence take turns.

@@ -19,6 +19,7 @@ use roastery_domain::green_lot::{
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::location::LocationError;
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::price::{Currency, RequestedPrice};
 use roastery_domain::stock::LotKind;
@@ -132,7 +133,7 @@ impl<S: Store> Roastery<S> {
         let external_id = draft.external_id.clone();
         let id = self.ids.new_id();
         let now = self.clock.now();
-        let result = self.write("inventory.green.importGreenLot", |tx| {
+        let result = self.write(Operation::ImportGreenLot, |tx| {
             // 2. Load: each form of the location is looked up, so not-found ranks before the
             //    conflict of giving both.
             let by_id = cmd
@@ -169,7 +170,7 @@ impl<S: Store> Roastery<S> {
             tx.insert_green_lot(&lot)?;
             let movement = Movement::created(green_ref(lot.id), EntryKind::Import, lot.weight());
             tx.insert_ledger_entries(&self.ledger_entries(
-                "inventory.green.importGreenLot",
+                Operation::ImportGreenLot,
                 now,
                 &[movement],
             ))?;
@@ -185,7 +186,7 @@ impl<S: Store> Roastery<S> {
     }
 
     pub fn transfer_green_lot(&self, cmd: TransferGreenLot) -> Result<GreenLotTransfer, AppError> {
-        self.write("inventory.green.transferGreenLotToLocation", |tx| {
+        self.write(Operation::TransferGreenLotToLocation, |tx| {
             let now = self.clock.now();
             let (mut source, mut target) = tx
                 .green_lot_to_transfer(cmd.green_lot_id, cmd.destination_location_id)?
@@ -255,7 +256,7 @@ impl<S: Store> Roastery<S> {
                 },
             ];
             tx.insert_ledger_entries(&self.ledger_entries(
-                "inventory.green.transferGreenLotToLocation",
+                Operation::TransferGreenLotToLocation,
                 now,
                 &movements,
             ))?;
@@ -277,7 +278,7 @@ impl<S: Store> Roastery<S> {
     }
 
     pub fn set_green_lot_weight(&self, cmd: SetGreenLotWeight) -> Result<GreenLotView, AppError> {
-        self.write("inventory.green.setGreenLotWeight", |tx| {
+        self.write(Operation::SetGreenLotWeight, |tx| {
             let now = self.clock.now();
             let mut lot = tx
                 .green_lot_for_update(cmd.green_lot_id)?
@@ -296,7 +297,7 @@ impl<S: Store> Roastery<S> {
                 reference: None,
             };
             tx.insert_ledger_entries(&self.ledger_entries(
-                "inventory.green.setGreenLotWeight",
+                Operation::SetGreenLotWeight,
                 now,
                 &[movement],
             ))?;

@@ -42,6 +42,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use roastery_domain::operation::{Operation, Task};
 use roastery_ports::listing::{ListingRender, ListingRepo};
 use roastery_ports::repo::{EventRepo, SystemRepo};
 
@@ -49,9 +50,9 @@ use roastery_ports::repo::{EventRepo, SystemRepo};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     pub client_id: Arc<str>,
-    /// The operation called (`inventory.roast.importRoastLog`); when `None`, each use case names
-    /// its own operation.
-    pub operation: Option<&'static str>,
+    /// The operation called (`ImportRoastLog`); when `None`, each use case names its own
+    /// operation.
+    pub operation: Option<Operation>,
 }
 
 impl Caller {
@@ -139,6 +140,23 @@ impl<S: Store> Roastery<S> {
     /// events.
     pub(crate) fn write<T>(
         &self,
+        operation: Operation,
+        work: impl FnMut(&mut S::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        self.write_as(operation.name(), work)
+    }
+
+    /// [`Roastery::write`] for a unit of work of the service's own `task`.
+    pub(crate) fn write_task<T>(
+        &self,
+        task: Task,
+        work: impl FnMut(&mut S::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        self.write_as(task.name(), work)
+    }
+
+    fn write_as<T>(
+        &self,
         operation: &'static str,
         mut work: impl FnMut(&mut S::Tx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
@@ -153,7 +171,11 @@ impl<S: Store> Roastery<S> {
             emitted = !changes.is_empty();
             if emitted {
                 let origin = roastery_domain::event::EventOrigin {
-                    operation: self.caller.operation.unwrap_or(operation).to_owned(),
+                    operation: self
+                        .caller
+                        .operation
+                        .map_or(operation, Operation::name)
+                        .to_owned(),
                     client_id: self.caller.client_id.to_string(),
                     created_date: self.clock.now(),
                 };
@@ -183,12 +205,12 @@ impl<S: Store> Roastery<S> {
     /// the operation it called).
     pub(crate) fn ledger_entries(
         &self,
-        operation: &'static str,
+        operation: Operation,
         now: DateTime<Utc>,
         movements: &[roastery_domain::ledger::Movement],
     ) -> Vec<roastery_domain::ledger::LedgerEntry> {
         let origin = roastery_domain::ledger::Origin {
-            operation: self.caller.operation.unwrap_or(operation).to_owned(),
+            operation: self.caller.operation.unwrap_or(operation).name().to_owned(),
             client_id: self.caller.client_id.to_string(),
             created_date: now,
         };

@@ -6,6 +6,7 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::green_lot::GreenLot;
+use roastery_domain::operation::Task;
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
@@ -166,7 +167,7 @@ impl<S: Store> Roastery<S> {
                 after = Some(*last);
                 // Written through `write`: the lots are loaded for update, so a concurrent write
                 // to one of them is not overwritten by an item of its older state.
-                self.write("roastery.listing.render", |tx| {
+                self.write_task(Task::RenderListing, |tx| {
                     let lots = lock_lots(tx, kind, &ids)?;
                     for (kind, items) in render_items(tx, &*render, lots)? {
                         if !items.is_empty() {

@@ -1,6 +1,7 @@
 //! core.location: importing and listing locations.
 
 use roastery_domain::location::Location;
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest};
 
 use crate::{Roastery, Store};
@@ -21,7 +22,7 @@ impl<S: Store> Roastery<S> {
             cmd.external_id.as_deref(),
             self.clock.now(),
         )?;
-        self.write("core.location.importLocation", |tx| {
+        self.write(Operation::ImportLocation, |tx| {
             let external_id_taken = match &location.external_id {
                 Some(external_id) => tx.location_by_external_id(external_id)?.is_some(),
                 None => false,

@@ -13,6 +13,7 @@ use roastery_domain::bulk;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::SourceError;
+use roastery_domain::operation::Operation;
 use roastery_domain::order::{
     Allocation, CustomerType, Order, OrderError, OrderInput, OrderStatus, Shipment, plan_orders,
     shipment_weight,
@@ -207,7 +208,7 @@ impl<S: Store> Roastery<S> {
             .collect();
         skus.sort();
         skus.dedup();
-        self.write("mrp.order.setOrders", |tx| {
+        self.write(Operation::SetOrders, |tx| {
             // 2. Load.
             let stored =
                 upsert::by_external_id(tx.orders_for_update(&external_ids)?, |o| &o.external_id);
@@ -239,7 +240,7 @@ impl<S: Store> Roastery<S> {
     pub fn set_order_status(&self, cmd: SetOrderStatus) -> Result<Order, AppError> {
         let status = cmd.status;
         let now = self.clock.now();
-        self.write("mrp.order.setOrderStatus", |tx| {
+        self.write(Operation::SetOrderStatus, |tx| {
             // 2. Load.
             let mut order = tx
                 .order_for_update(cmd.order_id)?
@@ -265,7 +266,7 @@ impl<S: Store> Roastery<S> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.clock.now();
-        self.write("mrp.order.shipOrder", |tx| {
+        self.write(Operation::ShipOrder, |tx| {
             // resource_not_found: the order, then each lot.
             let mut order = tx
                 .order_for_update(cmd.order_id)?
@@ -356,7 +357,7 @@ impl<S: Store> Roastery<S> {
             }
             order.apply(|o| o.ship(shipments, cmd.shipped_date, now))?;
             tx.record_shipments(&order)?;
-            tx.insert_ledger_entries(&self.ledger_entries("mrp.order.shipOrder", now, &movements))?;
+            tx.insert_ledger_entries(&self.ledger_entries(Operation::ShipOrder, now, &movements))?;
             Ok(order.into_inner())
         })
     }

@@ -1,6 +1,7 @@
 //! quality.physical: recording and listing the physical analyses of lots.
 
 use chrono::{DateTime, Utc};
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{self, MAX_IDS, Page, PageRequest};
 use roastery_domain::physical_analysis::{
     ANALYSIS_PREFIX, NewPhysicalAnalysis, PhysicalAnalysis, PhysicalAnalysisError,
@@ -31,7 +32,7 @@ impl<S: Store> Roastery<S> {
         // 1. Parse.
         let draft = new.parse()?;
         let id = self.ids.new_id();
-        self.write("quality.physical.recordPhysicalAnalysis", |tx| {
+        self.write(Operation::RecordPhysicalAnalysis, |tx| {
             // 2. Load.
             let lot = draft.analysed_lot();
             if !tx.lot_exists(lot.kind, lot.id)? {

@@ -9,6 +9,7 @@ use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use roastery_domain::cost::{Cost, CostLot, Genealogy};
 use roastery_domain::ledger::Reference;
 use roastery_domain::location::LocationError;
+use roastery_domain::operation::Operation;
 use roastery_domain::order::OrderError;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::planning::{
@@ -80,7 +81,7 @@ impl<S: Store> Roastery<S> {
         // 1. Parse (400).
         let draft = PlanningDraft::parse(cmd.expected_loss, cmd.batch_size)?;
         let now = self.clock.now();
-        self.write("inventory.roast.setProfilePlanning", |tx| {
+        self.write(Operation::SetProfilePlanning, |tx| {
             // 2. Load (422 resource_not_found).
             let profile = tx
                 .profile(cmd.profile_id)?
@@ -99,7 +100,7 @@ impl<S: Store> Roastery<S> {
     pub fn set_recipe(&self, cmd: SetRecipe) -> Result<ProductView, AppError> {
         let draft = RecipeDraft::parse(cmd.components)?;
         let now = self.clock.now();
-        self.write("mrp.product.setRecipe", |tx| {
+        self.write(Operation::SetRecipe, |tx| {
             let product = tx
                 .product_by_id(cmd.product_id)?
                 .ok_or(RecipeError::ProductNotFound(cmd.product_id))?;

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use roastery_domain::bulk;
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::product::{PackageSize, Product, ProductInput, Sku, plan_products};
 
@@ -58,7 +59,7 @@ impl<S: Store> Roastery<S> {
             .collect();
         skus.sort();
         skus.dedup();
-        self.write("mrp.product.syncProducts", |tx| {
+        self.write(Operation::SyncProducts, |tx| {
             // 2. Load.
             let stored =
                 upsert::by_external_id(tx.products_for_update(&external_ids)?, |p| &p.external_id);

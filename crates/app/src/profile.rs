@@ -1,6 +1,7 @@
 //! inventory.roast profiles: importing a processing profile and reading profiles by id. A
 //! profile is its own aggregate in the domain (`roastery_domain::profile`); roasts refer to it.
 
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{self, Page, PageRequest};
 use std::collections::HashMap;
 
@@ -125,7 +126,7 @@ impl<S: Store> Roastery<S> {
         )?;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.write("inventory.roast.importProfile", |tx| {
+        self.write(Operation::ImportProfile, |tx| {
             // 2. Load: the green lots (the first unknown in component order), the reference
             //    roast, the projects, and whether the external id is taken.
             let ids = draft.green_lot_ids();

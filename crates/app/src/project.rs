@@ -1,5 +1,6 @@
 //! core.project: importing and listing projects, and resolving project names that lots refer to.
 
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::project::{Project, ProjectError, ProjectRef};
 
@@ -21,7 +22,7 @@ impl<S: Store> Roastery<S> {
             cmd.description.as_deref(),
             self.clock.now(),
         )?;
-        self.write("core.project.importProject", |tx| {
+        self.write(Operation::ImportProject, |tx| {
             let name_taken = tx.project_by_name(&project.name)?.is_some();
             let project = project.clone().decide_import(name_taken)?;
             tx.insert_project(&project)?;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
+use roastery_domain::operation::Operation;
 use roastery_domain::page::{self, Page, PageRequest};
 use roastery_domain::roast::{self, NewRoast, RoastError};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
@@ -251,7 +252,7 @@ impl<S: Store> Roastery<S> {
         cmd: SetRoastedLotWeight,
     ) -> Result<RoastedLotView, AppError> {
         let now = self.clock.now();
-        self.write("inventory.roast.setRoastedLotWeight", |tx| {
+        self.write(Operation::SetRoastedLotWeight, |tx| {
             let mut lot = tx
                 .roasted_lot_for_update(cmd.roasted_lot_id)?
                 .ok_or(RoastError::NotFound(cmd.roasted_lot_id))?;
@@ -273,7 +274,7 @@ impl<S: Store> Roastery<S> {
                 reference: None,
             };
             tx.insert_ledger_entries(&self.ledger_entries(
-                "inventory.roast.setRoastedLotWeight",
+                Operation::SetRoastedLotWeight,
                 now,
                 &[movement],
             ))?;
@@ -332,7 +333,7 @@ impl<S: Store> Roastery<S> {
         } = &cmd;
         let id = self.ids.new_id();
         let now = self.clock.now();
-        self.write("inventory.roast.recordRoast", |tx| {
+        self.write(Operation::RecordRoast, |tx| {
             if let Some(external_id) = external_id
                 && let Some(imported) = imported_roast(tx, external_id)?
             {
@@ -403,7 +404,7 @@ impl<S: Store> Roastery<S> {
                 EntryKind::RoastOutput,
                 roasted.stock.weight(),
             ));
-            let entries = self.ledger_entries("inventory.roast.recordRoast", now, &movements);
+            let entries = self.ledger_entries(Operation::RecordRoast, now, &movements);
             let mut written = Vec::with_capacity(lots.len());
             for mut lot in lots {
                 lot.apply(|l| l.last_modified_date = now)?;

@@ -13,6 +13,7 @@ use roastery_domain::due_diligence::{
     DueDiligence, Statement, StatementKind, StatementRole, Verification,
 };
 use roastery_domain::green_lot::GreenLotError;
+use roastery_domain::operation::{Operation, Task};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::submission::{
     DdsLot, Modification, Observed, Preview, StatementInput, StatementRequest, Submission,
@@ -139,7 +140,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Begun, AppError> {
         let request = StatementRequest::parse(input)?;
         let id = self.ids.new_id();
-        self.write("eudr.statement.submitStatement", |tx| {
+        self.write(Operation::SubmitStatement, |tx| {
             let preview = preview_in(tx, &request, id)?;
             if !preview.ready() {
                 return Err(SubmissionError::Problems(preview.problems).into());
@@ -168,7 +169,7 @@ impl<S: Store> Roastery<S> {
         answer: &Result<String, EudrFault>,
         timing: EudrTiming,
     ) -> Result<Submission, AppError> {
-        self.write("eudr.statement.submitStatement", |tx| {
+        self.write(Operation::SubmitStatement, |tx| {
             let mut s = tx.submission_for_update(id)?.ok_or_else(|| not_found(id))?;
             let now = self.clock.now();
             match answer {
@@ -230,7 +231,7 @@ impl<S: Store> Roastery<S> {
         preview: &Preview,
         timing: EudrTiming,
     ) -> Result<Submission, AppError> {
-        self.write("eudr.statement.amendStatement", |tx| {
+        self.write(Operation::AmendStatement, |tx| {
             let mut s = tx.submission_for_update(id)?.ok_or_else(|| not_found(id))?;
             let now = self.clock.now();
             s.amended(
@@ -251,7 +252,7 @@ impl<S: Store> Roastery<S> {
         id: Uuid,
         answer: &DdsModification,
     ) -> Result<Submission, AppError> {
-        self.write("eudr.statement.withdrawStatement", |tx| {
+        self.write(Operation::WithdrawStatement, |tx| {
             let mut s = tx.submission_for_update(id)?.ok_or_else(|| not_found(id))?;
             let now = self.clock.now();
             s.withdrawn(answer.status.clone(), now);
@@ -330,7 +331,7 @@ impl<S: Store> Roastery<S> {
         lot_id: Uuid,
         checks: &[(String, DeclarationCheck)],
     ) -> Result<GreenLotWithDueDiligence, AppError> {
-        self.write("eudr.statement.verifyStatements", |tx| {
+        self.write(Operation::VerifyStatements, |tx| {
             let now = self.clock.now();
             change_statements(tx, lot_id, now, |statements| {
                 let mut changed = false;
@@ -364,7 +365,7 @@ impl<S: Store> Roastery<S> {
         lease_for: TimeDelta,
         limit: usize,
     ) -> Result<Vec<Submission>, AppError> {
-        self.write("eudr.poll", |tx| {
+        self.write_task(Task::EudrPoll, |tx| {
             let now = self.clock.now();
             Ok(tx.claim_due_submissions(now, later(now, lease_for), lease, limit)?)
         })
@@ -380,7 +381,7 @@ impl<S: Store> Roastery<S> {
         outcome: &PollOutcome,
         timing: EudrTiming,
     ) -> Result<Option<Submission>, AppError> {
-        self.write("eudr.poll", |tx| {
+        self.write_task(Task::EudrPoll, |tx| {
             if !tx.holds_submission(id, lease)? {
                 return Ok(None);
             }
@@ -428,7 +429,7 @@ impl<S: Store> Roastery<S> {
         lease_for: TimeDelta,
         limit: usize,
     ) -> Result<Vec<ToVerify>, AppError> {
-        self.write("eudr.reverify", |tx| {
+        self.write_task(Task::EudrReverify, |tx| {
             let now = self.clock.now();
             let stale = now.checked_sub_signed(reverify_after).unwrap_or(now);
             let lots = tx.lots_with_statements()?;

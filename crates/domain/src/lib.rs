@@ -41,6 +41,7 @@ pub mod ledger;
 pub mod location;
 pub mod lot_source;
 pub mod measure;
+pub mod operation;
 pub mod order;
 pub mod page;
 pub mod physical_analysis;

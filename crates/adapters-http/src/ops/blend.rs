@@ -123,3 +123,109 @@ pub(super) async fn list_blended_lots<S: Store>(
         page.next,
     )
 }
+
+#[cfg(test)]
+mod handler_tests {
+    use chrono::{TimeZone, Utc};
+    use roastery_app::Roastery;
+    use roastery_app::roast::RecordRoast;
+    use roastery_ports::repo::RoastRepo;
+    use roastery_ports::testing::InMemoryStore;
+    use rust_decimal::Decimal;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::call::testing::{answer, call, green_lot_at, kg};
+    use crate::ops::Operation;
+
+    fn body(value: &Value) -> Vec<u8> {
+        serde_json::to_vec(value).unwrap()
+    }
+
+    /// A location and two roasted lots of 5 kg at it.
+    fn two_roasted_lots(app: &Roastery<InMemoryStore>) -> (Uuid, [Uuid; 2]) {
+        let (location, green) = green_lot_at(app, 20);
+        let lots = ["Roast A", "Roast B"].map(|name| {
+            app.record_roast(RecordRoast {
+                name: name.into(),
+                location_id: location,
+                roasted_date: Utc.with_ymd_and_hms(2026, 11, 20, 8, 0, 0).unwrap(),
+                weight: kg(5),
+                green_lots: vec![(green, kg(6))],
+                profile_id: None,
+                details: None,
+                curves: Vec::new(),
+                projects: Vec::new(),
+            })
+            .unwrap()
+            .roasted_lot
+            .lot
+            .id
+        });
+        (location, lots)
+    }
+
+    fn remaining(app: &Roastery<InMemoryStore>, lot: Uuid) -> Decimal {
+        app.store()
+            .read(|tx| Ok(tx.roasted_lot(lot)?))
+            .unwrap()
+            .expect("stored")
+            .stock
+            .weight()
+            .amount()
+    }
+
+    fn blend(location: Uuid, roasted_lots: Value) -> Value {
+        json!({"data": {
+            "name": "House blend",
+            "locationId": location,
+            "blendedDate": "2026-11-21T09:00:00Z",
+            "roastedLots": roasted_lots
+        }})
+    }
+
+    /// Each roasted lot is taken from by its own `usedWeight`, and the answer is the blended
+    /// lot: their sum, its sources in the client's order.
+    #[actix_web::test]
+    async fn create_blend_takes_each_roasted_lot_used_weight() {
+        let (ctx, app) = call(Operation::CreateBlend);
+        let (location, [a, b]) = two_roasted_lots(&app);
+        let request = blend(
+            location,
+            json!([
+                {"id": b, "usedWeight": {"amount": 1.5, "unit": "KG"}},
+                {"id": a, "usedWeight": {"amount": 2, "unit": "KG"}}
+            ]),
+        );
+        let (status, answered) = answer(create_blend(ctx, &body(&request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+        let blended = &answered["result"]["blendedLot"];
+        assert_eq!(blended["name"], "House blend", "{answered}");
+        assert_eq!(blended["weight"], json!({"amount": 3.5, "unit": "KG"}));
+        assert_eq!(blended["location"]["id"], json!(location));
+        assert_eq!(blended["blendedDate"], "2026-11-21T09:00:00Z");
+        assert_eq!(blended["roastedLots"][0]["id"], json!(b), "{answered}");
+        assert_eq!(blended["roastedLots"][1]["id"], json!(a), "{answered}");
+        assert_eq!(remaining(&app, b), Decimal::new(35, 1));
+        assert_eq!(remaining(&app, a), Decimal::from(3));
+    }
+
+    /// A roasted lot without `usedWeight` is named by its path, and nothing is taken.
+    #[actix_web::test]
+    async fn create_blend_names_a_missing_used_weight_by_its_path() {
+        let (ctx, app) = call(Operation::CreateBlend);
+        let (location, [a, b]) = two_roasted_lots(&app);
+        let request = blend(
+            location,
+            json!([{"id": a, "usedWeight": {"amount": 2, "unit": "KG"}}, {"id": b}]),
+        );
+        let (status, answered) = answer(create_blend(ctx, &body(&request)).await).await;
+        assert_eq!(status, 400, "{answered}");
+        assert_eq!(answered["error"]["code"], "missing_parameter", "{answered}");
+        assert_eq!(
+            answered["error"]["message"],
+            "data.roastedLots[1].usedWeight is required"
+        );
+        assert_eq!(remaining(&app, a), Decimal::from(5));
+    }
+}

@@ -354,16 +354,14 @@ pub(super) async fn get_cuppings_by_ids<S: Store>(
         filter.and_then(|f| f.cupping_ids),
         "params.filter.cuppingIds",
     )?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.get_cuppings_by_ids(ids, page))
-        .await?;
-    ctx.page(
-        CuppingsResult {
-            cuppings: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.get_cuppings_by_ids(ids, page),
+        |items| CuppingsResult {
+            cuppings: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -382,14 +380,164 @@ pub(super) async fn list_cupping_results<S: Store>(
         filter.and_then(|f| f.cupped_coffee_ids),
         "params.filter.cuppedCoffeeIds",
     )?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.list_cupping_results(ids, page))
-        .await?;
-    ctx.page(
-        CuppingResultsResult {
-            cupping_results: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.list_cupping_results(ids, page),
+        |items| CuppingResultsResult {
+            cupping_results: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
+}
+
+#[cfg(test)]
+mod handler_tests {
+    use chrono::{TimeZone, Utc};
+    use roastery_app::Roastery;
+    use roastery_domain::stock::{LotKind, TypedLotRef};
+    use roastery_ports::repo::CuppingRepo;
+    use roastery_ports::testing::InMemoryStore;
+    use rust_decimal::Decimal;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::call::testing::{answer, call, green_lot_at};
+    use crate::ops::Operation;
+
+    fn body(value: &Value) -> Vec<u8> {
+        serde_json::to_vec(value).unwrap()
+    }
+
+    /// An open cupping of one green lot: `(cupping, cupped coffee)`.
+    fn open_cupping(app: &Roastery<InMemoryStore>) -> (Uuid, Uuid) {
+        let (_, lot) = green_lot_at(app, 10);
+        let view = app
+            .create_cupping(CreateCupping {
+                start_date: Utc.with_ymd_and_hms(2026, 11, 20, 8, 0, 0).unwrap(),
+                cupping_sheet: "SCA".into(),
+                state: Some(CuppingState::Open),
+                coffees: vec![TypedLotRef {
+                    id: lot,
+                    kind: LotKind::Green,
+                }],
+            })
+            .unwrap();
+        let coffee = view.cupping.coffees()[0].id;
+        (view.cupping.id(), coffee)
+    }
+
+    fn stored(app: &Roastery<InMemoryStore>, coffee: Uuid) -> Vec<CuppingResult> {
+        app.store()
+            .read(|tx| Ok(tx.cupping_results(&[coffee])?))
+            .unwrap()
+    }
+
+    /// Every field of a result, its sensorial attributes included, reaches the use case under
+    /// its wire name, and the answer writes the recorded result back under the same names.
+    #[actix_web::test]
+    async fn record_cupping_results_maps_each_result_in_and_back() {
+        let (ctx, app) = call(Operation::RecordCuppingResults);
+        let (cupping, coffee) = open_cupping(&app);
+        let sent = json!({
+            "cuppedCoffeeId": coffee,
+            "evaluator": {"name": "Ana"},
+            "finalScore": 86.25,
+            "scoringState": "EXCLUDED",
+            "note": "calibration cup",
+            "sensorialAttributes": [{"name": "Acidity", "score": 8.5}]
+        });
+        let request = json!({"data": {"cuppingId": cupping, "results": [sent]}});
+        let (status, answered) = answer(record_cupping_results(ctx, &body(&request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+
+        let [r] = stored(&app, coffee).try_into().expect("one result");
+        assert_eq!(r.evaluator.as_deref(), Some("Ana"));
+        assert_eq!(r.final_score.value(), Decimal::new(8625, 2));
+        assert_eq!(r.scoring_state, ScoringState::Excluded);
+        assert_eq!(r.note.as_deref(), Some("calibration cup"));
+        assert_eq!(r.sensorial_attributes[0].name, "Acidity");
+        assert_eq!(r.sensorial_attributes[0].score.value(), Decimal::new(85, 1));
+
+        let mut answered_result = answered["result"]["cuppingResults"][0].clone();
+        let id = answered_result
+            .as_object_mut()
+            .and_then(|o| o.remove("id"))
+            .unwrap_or_default();
+        assert_eq!(id, json!(r.id), "{answered}");
+        assert_eq!(answered_result, sent, "{answered}");
+    }
+
+    /// A result needs only its cupped coffee and final score: it is counted (`INCLUDED`),
+    /// without evaluator, note or attributes, each answered as such.
+    #[actix_web::test]
+    async fn record_cupping_results_takes_the_optional_fields_left_out() {
+        let (ctx, app) = call(Operation::RecordCuppingResults);
+        let (cupping, coffee) = open_cupping(&app);
+        let request = json!({"data": {"cuppingId": cupping,
+            "results": [{"cuppedCoffeeId": coffee, "finalScore": 80}]}});
+        let (status, answered) = answer(record_cupping_results(ctx, &body(&request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+        let r = &answered["result"]["cuppingResults"][0];
+        assert_eq!(r["scoringState"], "INCLUDED", "{answered}");
+        assert_eq!(r["evaluator"], Value::Null);
+        assert_eq!(r["note"], Value::Null);
+        assert_eq!(r["sensorialAttributes"], json!([]));
+        assert_eq!(stored(&app, coffee).len(), 1);
+    }
+
+    /// A request's `data` for a cupping and its cupped coffee.
+    type DataOf = fn(Uuid, Uuid) -> Value;
+
+    /// A required field left out is named by its path, down to a sensorial attribute, and
+    /// nothing is recorded.
+    #[actix_web::test]
+    async fn record_cupping_results_names_the_missing_field_by_its_path() {
+        let cases: [(DataOf, &str); 6] = [
+            (
+                |_, coffee| json!({"results": [{"cuppedCoffeeId": coffee, "finalScore": 80}]}),
+                "data.cuppingId",
+            ),
+            (|cupping, _| json!({"cuppingId": cupping}), "data.results"),
+            (
+                |cupping, _| json!({"cuppingId": cupping, "results": [{"finalScore": 80}]}),
+                "data.results[0].cuppedCoffeeId",
+            ),
+            (
+                |cupping, coffee| {
+                    json!({"cuppingId": cupping, "results": [
+                        {"cuppedCoffeeId": coffee, "finalScore": 80},
+                        {"cuppedCoffeeId": coffee}
+                    ]})
+                },
+                "data.results[1].finalScore",
+            ),
+            (
+                |cupping, coffee| {
+                    json!({"cuppingId": cupping, "results": [{"cuppedCoffeeId": coffee,
+                        "finalScore": 80, "sensorialAttributes": [{"score": 8}]}]})
+                },
+                "data.results[0].sensorialAttributes[0].name",
+            ),
+            (
+                |cupping, coffee| {
+                    json!({"cuppingId": cupping, "results": [{"cuppedCoffeeId": coffee,
+                    "finalScore": 80, "sensorialAttributes": [
+                        {"name": "Body", "score": 8}, {"name": "Acidity"}
+                    ]}]})
+                },
+                "data.results[0].sensorialAttributes[1].score",
+            ),
+        ];
+        for (data, path) in cases {
+            let (ctx, app) = call(Operation::RecordCuppingResults);
+            let (cupping, coffee) = open_cupping(&app);
+            let request = json!({"data": data(cupping, coffee)});
+            let (status, answered) =
+                answer(record_cupping_results(ctx, &body(&request)).await).await;
+            assert_eq!(status, 400, "{path}: {answered}");
+            assert_eq!(answered["error"]["code"], "missing_parameter", "{answered}");
+            assert_eq!(answered["error"]["message"], format!("{path} is required"));
+            assert!(stored(&app, coffee).is_empty(), "{path}");
+        }
+    }
 }

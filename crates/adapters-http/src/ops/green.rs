@@ -530,3 +530,250 @@ pub(super) async fn set_due_diligence<S: Store>(
     };
     ctx.ok_shared(result, shared)
 }
+
+#[cfg(test)]
+mod handler_tests {
+    use roastery_app::Roastery;
+    use roastery_domain::due_diligence::{StatementKind, StatementRole};
+    use roastery_ports::repo::DueDiligenceRepo;
+    use roastery_ports::testing::InMemoryStore;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::call::testing::{answer, call, green_lot_at};
+    use crate::ops::Operation;
+
+    const PLOTS: &str = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.60,2.050]},"properties":{"Area":2}}]}"#;
+
+    /// The request's bytes, with `"@plots"` standing for [`PLOTS`] as written (serde_json
+    /// would write its numbers shorter).
+    fn body(value: &Value) -> Vec<u8> {
+        value.to_string().replace("\"@plots\"", PLOTS).into_bytes()
+    }
+
+    /// A source green lot: one imported.
+    fn source_lot(app: &Roastery<InMemoryStore>) -> Uuid {
+        green_lot_at(app, 10).1
+    }
+
+    /// A request with only the required fields.
+    fn minimal(lot: Uuid) -> Value {
+        json!({"data": {
+            "greenLotId": lot,
+            "countryOfProduction": "CO",
+            "productionPeriod": {"from": "2025-10-01", "to": "2026-02-28"},
+            "plots": "@plots",
+        }})
+    }
+
+    fn stored(app: &Roastery<InMemoryStore>, lot: Uuid) -> Option<DueDiligence> {
+        app.store()
+            .read(|tx| Ok(tx.due_diligence_of(&[lot])?))
+            .unwrap()
+            .into_iter()
+            .find(|(id, _)| *id == lot)
+            .map(|(_, d)| d)
+    }
+
+    /// Every field sent reaches the use case under its wire name, the optional ones included,
+    /// and the answer writes the stored due diligence back under the same names.
+    #[actix_web::test]
+    async fn set_due_diligence_maps_every_field_in_and_back() {
+        let (ctx, app) = call(Operation::SetDueDiligence);
+        let lot = source_lot(&app);
+        let mut request = minimal(lot);
+        request["data"]["hsCode"] = json!("090121");
+        request["data"]["suppliers"] = json!([{
+            "name": "Finca El Mirador",
+            "address": "Vereda La Union, Pitalito",
+            "email": "finca@example.com",
+            "country": "CO"
+        }]);
+        request["data"]["statements"] = json!([{
+            "referenceNumber": "25COABC123",
+            "verificationNumber": "VX12345",
+            "kind": "SIMPLIFIED_DECLARATION",
+            "role": "UPSTREAM"
+        }]);
+        let (status, answered) = answer(set_due_diligence(ctx, &body(&request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+
+        let d = stored(&app, lot).expect("stored");
+        assert_eq!(d.hs_code, "090121");
+        assert_eq!(d.country_of_production, "CO");
+        assert_eq!(d.production_period.from.to_string(), "2025-10-01");
+        assert_eq!(d.production_period.to.to_string(), "2026-02-28");
+        assert!(
+            d.plots.answer().contains("[-75.60,2.050]"),
+            "{}",
+            d.plots.answer()
+        );
+        let s = &d.suppliers[0];
+        assert_eq!(s.name, "Finca El Mirador");
+        assert_eq!(s.address.as_deref(), Some("Vereda La Union, Pitalito"));
+        assert_eq!(s.email.as_deref(), Some("finca@example.com"));
+        assert_eq!(s.country.as_deref(), Some("CO"));
+        let st = &d.statements[0];
+        assert_eq!(st.reference_number, "25COABC123");
+        assert_eq!(st.verification_number.as_deref(), Some("VX12345"));
+        assert_eq!(st.kind, StatementKind::SimplifiedDeclaration);
+        assert_eq!(st.role, StatementRole::Upstream);
+
+        let lot_answered = &answered["result"]["greenLot"];
+        assert_eq!(lot_answered["id"], json!(lot), "{answered}");
+        assert_eq!(lot_answered["details"]["greenLotId"], json!(lot));
+        let dd = &lot_answered["details"]["dueDiligence"];
+        assert_eq!(dd["hsCode"], "090121", "{answered}");
+        assert_eq!(dd["countryOfProduction"], "CO");
+        assert_eq!(
+            dd["productionPeriod"],
+            json!({"from": "2025-10-01", "to": "2026-02-28"})
+        );
+        assert_eq!(dd["plots"], serde_json::from_str::<Value>(PLOTS).unwrap());
+        assert_eq!(dd["suppliers"], request["data"]["suppliers"]);
+        assert_eq!(
+            dd["statements"],
+            json!([{
+                "referenceNumber": "25COABC123",
+                "verificationNumber": "VX12345",
+                "kind": "SIMPLIFIED_DECLARATION",
+                "role": "UPSTREAM",
+                "verification": null
+            }])
+        );
+        assert!(dd["updatedDate"].is_string(), "{answered}");
+    }
+
+    /// The contract's optional fields may be left out: `suppliers` and `statements` default to
+    /// none, `hsCode` to `090111`, a supplier needs only its name and a statement no
+    /// verification number; each left-out field is answered as null.
+    #[actix_web::test]
+    async fn set_due_diligence_takes_the_optional_fields_left_out() {
+        let (ctx, app) = call(Operation::SetDueDiligence);
+        let lot = source_lot(&app);
+        let (status, answered) = answer(set_due_diligence(ctx, &body(&minimal(lot))).await).await;
+        assert_eq!(status, 200, "{answered}");
+        let dd = &answered["result"]["greenLot"]["details"]["dueDiligence"];
+        assert_eq!(dd["hsCode"], "090111", "{answered}");
+        assert_eq!(dd["suppliers"], json!([]));
+        assert_eq!(dd["statements"], json!([]));
+
+        let (ctx, app) = call(Operation::SetDueDiligence);
+        let lot = source_lot(&app);
+        let mut request = minimal(lot);
+        request["data"]["suppliers"] = json!([{"name": "Finca El Mirador"}]);
+        request["data"]["statements"] =
+            json!([{"referenceNumber": "25COABC123", "kind": "DDS", "role": "OWN"}]);
+        let (status, answered) = answer(set_due_diligence(ctx, &body(&request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+        let dd = &answered["result"]["greenLot"]["details"]["dueDiligence"];
+        assert_eq!(
+            dd["suppliers"],
+            json!([{"name": "Finca El Mirador", "address": null, "email": null, "country": null}]),
+            "{answered}"
+        );
+        assert_eq!(dd["statements"][0]["verificationNumber"], Value::Null);
+        assert_eq!(dd["statements"][0]["kind"], "DDS");
+        assert_eq!(dd["statements"][0]["role"], "OWN");
+        let d = stored(&app, lot).expect("stored");
+        assert_eq!(d.suppliers[0].address, None);
+        assert_eq!(d.statements[0].verification_number, None);
+    }
+
+    /// A change to a complete request.
+    type Change = Box<dyn Fn(&mut Value)>;
+
+    /// A required field left out, or sent under another spelling than its camelCase wire name,
+    /// is named by its path in the request, and nothing is stored.
+    #[actix_web::test]
+    async fn set_due_diligence_names_the_missing_field_by_its_path() {
+        let supplier = json!({"name": "Finca El Mirador"});
+        let statement = json!({"referenceNumber": "25COABC123", "kind": "DDS", "role": "OWN"});
+        let without = |field: &str, value: &Value| {
+            let mut v = value.clone();
+            v.as_object_mut().map(|o| o.remove(field));
+            v
+        };
+        let cases: Vec<(Change, &str)> = vec![
+            (
+                Box::new(|r| drop(r["data"].as_object_mut().map(|o| o.remove("greenLotId")))),
+                "data.greenLotId",
+            ),
+            (
+                Box::new(|r| {
+                    let data = r["data"].as_object_mut().unwrap();
+                    let country = data.remove("countryOfProduction").unwrap();
+                    data.insert("country_of_production".into(), country);
+                }),
+                "data.countryOfProduction",
+            ),
+            (
+                Box::new(|r| {
+                    drop(
+                        r["data"]
+                            .as_object_mut()
+                            .map(|o| o.remove("productionPeriod")),
+                    )
+                }),
+                "data.productionPeriod",
+            ),
+            (
+                Box::new(|r| r["data"]["productionPeriod"] = json!({"to": "2026-02-28"})),
+                "data.productionPeriod.from",
+            ),
+            (
+                Box::new(|r| r["data"]["productionPeriod"] = json!({"from": "2025-10-01"})),
+                "data.productionPeriod.to",
+            ),
+            (
+                Box::new(|r| drop(r["data"].as_object_mut().map(|o| o.remove("plots")))),
+                "data.plots",
+            ),
+            (
+                Box::new({
+                    let s = without("name", &supplier);
+                    let supplier = supplier.clone();
+                    move |r| r["data"]["suppliers"] = json!([supplier, s])
+                }),
+                "data.suppliers[1].name",
+            ),
+            (
+                Box::new({
+                    let s = without("referenceNumber", &statement);
+                    move |r| r["data"]["statements"] = json!([s])
+                }),
+                "data.statements[0].referenceNumber",
+            ),
+            (
+                Box::new({
+                    let s = without("kind", &statement);
+                    move |r| r["data"]["statements"] = json!([s])
+                }),
+                "data.statements[0].kind",
+            ),
+            (
+                Box::new({
+                    let s = without("role", &statement);
+                    let statement = statement.clone();
+                    move |r| r["data"]["statements"] = json!([statement, s])
+                }),
+                "data.statements[1].role",
+            ),
+        ];
+        for (change, path) in cases {
+            let (ctx, app) = call(Operation::SetDueDiligence);
+            let lot = source_lot(&app);
+            let mut request = minimal(lot);
+            change(&mut request);
+            let (status, answered) = answer(set_due_diligence(ctx, &body(&request)).await).await;
+            assert_eq!(status, 400, "{path}: {answered}");
+            assert_eq!(answered["error"]["code"], "missing_parameter", "{answered}");
+            assert_eq!(
+                answered["error"]["message"],
+                format!("{path} is required"),
+                "{answered}"
+            );
+            assert!(stored(&app, lot).is_none(), "{path}");
+        }
+    }
+}

@@ -563,6 +563,7 @@ mod handler_tests {
 
     use super::*;
     use crate::call::testing::{answer, call};
+    use crate::ops::Operation;
 
     fn body(value: serde_json::Value) -> Vec<u8> {
         serde_json::to_vec(&value).unwrap()
@@ -572,7 +573,7 @@ mod handler_tests {
     /// synced order to its `id` and `externalId`.
     #[actix_web::test]
     async fn set_orders_maps_the_wire_fields_and_answers_each_order() {
-        let (ctx, app) = call("mrp.order.setOrders");
+        let (ctx, app) = call(Operation::SetOrders);
         app.sync_products(vec![SyncProduct {
             external_id: "P-1".into(),
             name: "House blend".into(),
@@ -627,7 +628,7 @@ mod handler_tests {
                 "data[0].orderItems[0].sku",
             ),
         ] {
-            let (ctx, app) = call("mrp.order.setOrders");
+            let (ctx, app) = call(Operation::SetOrders);
             let (status, answered) =
                 answer(set_orders(ctx, &body(json!({"data": [order]}))).await).await;
             assert_eq!(status, 400, "{answered}");
@@ -650,7 +651,7 @@ mod handler_tests {
     /// An enum name on the wire is parsed by the handler and refused under its path.
     #[actix_web::test]
     async fn set_orders_refuses_an_unknown_customer_type_under_its_path() {
-        let (ctx, _) = call("mrp.order.setOrders");
+        let (ctx, _) = call(Operation::SetOrders);
         let request = json!({"data": [{
             "externalId": "ORD-1", "orderDate": "2026-11-20T10:00:00Z",
             "customerType": "FRIENDS", "orderItems": [{"sku": "HB-250", "quantity": 1}]

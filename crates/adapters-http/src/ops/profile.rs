@@ -182,14 +182,14 @@ pub(super) async fn profiles_by_ids<S: Store>(
         filter.and_then(|f| f.profile_ids),
         "params.filter.profileIds",
     )?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx.run(move |app| app.profiles_by_ids(ids, page)).await?;
-    ctx.page(
-        ProfilesResult {
-            profiles: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.profiles_by_ids(ids, page),
+        |items| ProfilesResult {
+            profiles: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

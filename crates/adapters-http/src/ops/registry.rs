@@ -1,6 +1,6 @@
-//! The machinery of the operation registry: [`operations!`] turns one entry per operation into
-//! the [`Operation`] enum and its exhaustive matches (name, scope, contract, handler), so no
-//! operation can be routed, guarded or documented without the others.
+//! The machinery of the operation registry: [`operations!`] turns one entry per operation of
+//! `roastery_domain::operation::Operation` into exhaustive matches (scope, contract, handler), so
+//! no operation can be routed, guarded or documented without the others.
 
 use std::borrow::Cow;
 
@@ -45,59 +45,56 @@ pub struct Contract {
     pub result: SchemaSet,
 }
 
-/// One entry per operation:
+/// One entry per operation of [`Operation`], named by its variant:
 ///
 /// ```text
 /// Variant {
-///     name: "namespace.operation",
 ///     scope: ScopeVariant,              // the OAuth scope it needs
 ///     shape: Write<RequestDto, ResultDto>,  // or Bulk, Read, Page
 ///     handler: module::handler,         // async fn(Ctx<S>, &[u8]) -> Result<HttpResponse, ApiError>
 ///     summary: "One line for the document.",
 /// }
 /// ```
+///
+/// The matches it writes list no other arm, so an operation without an entry fails to compile,
+/// and one with two entries too (an unreachable arm).
 macro_rules! operations {
     ($(
         $variant:ident {
-            name: $name:literal,
             scope: $scope:ident,
             shape: $shape:ident<$request:ty, $result:ty>,
             handler: $handler:path,
             summary: $summary:literal $(,)?
         }
     )*) => {
-        /// Every operation of the API.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Operation {
-            $($variant,)*
+        /// The entries, in the order they are written (a test holds it to [`Operation::ALL`]).
+        #[cfg(test)]
+        const ENTRIES: &[Operation] = &[$(Operation::$variant,)*];
+
+        /// What the registry knows of an operation beside its name.
+        pub(crate) trait Entry {
+            /// The scope a token needs to call it.
+            fn scope(self) -> roastery_domain::scope::Scope;
+
+            fn contract(self) -> $crate::ops::Contract;
+
+            /// Runs the operation's handler.
+            async fn handle<S: roastery_ports::Store>(
+                self,
+                ctx: Ctx<S>,
+                body: &[u8],
+            ) -> Result<actix_web::HttpResponse, $crate::error::ApiError>;
         }
 
-        impl Operation {
-            /// Every operation, in the order of the document.
-            pub const ALL: &'static [Operation] = &[$(Operation::$variant,)*];
-
-            /// The operation called `name`, if there is one.
-            pub fn find(name: &str) -> Option<Operation> {
-                match name {
-                    $($name => Some(Operation::$variant),)*
-                    _ => None,
-                }
-            }
-
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(Operation::$variant => $name,)*
-                }
-            }
-
-            /// The scope a token needs to call it.
-            pub fn scope(self) -> roastery_domain::scope::Scope {
+        #[deny(unreachable_patterns)]
+        impl Entry for Operation {
+            fn scope(self) -> roastery_domain::scope::Scope {
                 match self {
                     $(Operation::$variant => roastery_domain::scope::Scope::$scope,)*
                 }
             }
 
-            pub fn contract(self) -> $crate::ops::Contract {
+            fn contract(self) -> $crate::ops::Contract {
                 match self {
                     $(Operation::$variant => $crate::ops::Contract {
                         shape: $crate::ops::Shape::$shape,
@@ -108,8 +105,7 @@ macro_rules! operations {
                 }
             }
 
-            /// Runs the operation's handler.
-            pub(crate) async fn handle<S: roastery_ports::Store>(
+            async fn handle<S: roastery_ports::Store>(
                 self,
                 ctx: Ctx<S>,
                 body: &[u8],

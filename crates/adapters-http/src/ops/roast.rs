@@ -384,16 +384,14 @@ pub(super) async fn roast_details_by_ids<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (filter, pagination) = decode::<ReadRequest<RoastedLotIdsFilter>>(body)?.into_parts();
     let ids = roasted_lot_ids(filter)?;
-    let page = ctx.page_request(&pagination)?;
-    let page = ctx
-        .run(move |app| app.roast_details_by_ids(ids, page))
-        .await?;
-    ctx.page(
-        RoastDetailsResult {
-            roast_details: page.items.into_iter().map(Into::into).collect(),
+    ctx.page_of(
+        &pagination,
+        move |app, page| app.roast_details_by_ids(ids, page),
+        |items| RoastDetailsResult {
+            roast_details: items.into_iter().map(Into::into).collect(),
         },
-        page.next,
     )
+    .await
 }
 
 // ---- roast curves ----
@@ -618,4 +616,98 @@ pub(super) async fn import_roast_log<S: Store>(
     };
     let done = ctx.run(move |app| app.import_roast_log(cmd)).await?;
     ctx.ok(RecordRoastResult::try_from(done)?)
+}
+
+#[cfg(test)]
+mod handler_tests {
+    use roastery_ports::repo::GreenLotRepo;
+    use rust_decimal::Decimal;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::call::testing::{answer, call, green_lot_at};
+    use crate::ops::Operation;
+
+    fn body(value: &Value) -> Vec<u8> {
+        serde_json::to_vec(value).unwrap()
+    }
+
+    fn roast(location: Uuid, green_lots: Value) -> Value {
+        json!({"data": {
+            "name": "Roast 1",
+            "locationId": location,
+            "roastedDate": "2026-11-20T08:00:00Z",
+            "weight": {"amount": 3.5, "unit": "KG"},
+            "greenLots": green_lots
+        }})
+    }
+
+    /// The roast's fields reach the use case under their wire names, each green lot with the
+    /// weight taken from it, and the answer is the roasted lot and the green lots after it.
+    #[actix_web::test]
+    async fn record_roast_takes_each_green_lot_used_weight_and_answers_the_lots_after_it() {
+        let (ctx, app) = call(Operation::RecordRoast);
+        let (location, lot) = green_lot_at(&app, 10);
+        let request = roast(
+            location,
+            json!([{"id": lot, "usedWeight": {"amount": 4, "unit": "KG"}}]),
+        );
+        let (status, answered) = answer(record_roast(ctx, &body(&request)).await).await;
+        assert_eq!(status, 200, "{answered}");
+        let roasted = &answered["result"]["roastedLot"];
+        assert_eq!(roasted["name"], "Roast 1", "{answered}");
+        assert_eq!(roasted["weight"], json!({"amount": 3.5, "unit": "KG"}));
+        assert_eq!(roasted["location"]["id"], json!(location));
+        assert_eq!(roasted["roastedDate"], "2026-11-20T08:00:00Z");
+        assert_eq!(roasted["greenLots"][0]["id"], json!(lot), "{answered}");
+        let green = &answered["result"]["greenLots"];
+        assert_eq!(green[0]["id"], json!(lot), "{answered}");
+        assert_eq!(green[0]["weight"], json!({"amount": 6, "unit": "KG"}));
+        let stored = app
+            .store()
+            .read(|tx| Ok(tx.green_lot(lot)?))
+            .unwrap()
+            .expect("stored");
+        assert_eq!(stored.stock.weight().amount(), Decimal::from(6));
+    }
+
+    /// A request's `greenLots` for a green lot and a used weight.
+    type LotsOf = fn(Uuid, &Value) -> Value;
+
+    /// `usedWeight` is required for every green lot of a recorded roast (unlike a roast log's),
+    /// named by its path, and no weight is taken.
+    #[actix_web::test]
+    async fn record_roast_needs_the_used_weight_of_every_green_lot() {
+        let used = json!({"amount": 4, "unit": "KG"});
+        let cases: [(LotsOf, &str); 4] = [
+            (|_, _| Value::Null, "data.greenLots"),
+            (
+                |_, used| json!([{"usedWeight": used}]),
+                "data.greenLots[0].id",
+            ),
+            (
+                |lot, _| json!([{"id": lot}]),
+                "data.greenLots[0].usedWeight",
+            ),
+            (
+                |lot, used| json!([{"id": lot, "usedWeight": used}, {"id": lot, "usedWeight": {"unit": "KG"}}]),
+                "data.greenLots[1].usedWeight.amount",
+            ),
+        ];
+        for (lots, path) in cases {
+            let (ctx, app) = call(Operation::RecordRoast);
+            let (location, lot) = green_lot_at(&app, 10);
+            let request = roast(location, lots(lot, &used));
+            let (status, answered) = answer(record_roast(ctx, &body(&request)).await).await;
+            assert_eq!(status, 400, "{path}: {answered}");
+            assert_eq!(answered["error"]["code"], "missing_parameter", "{answered}");
+            assert_eq!(answered["error"]["message"], format!("{path} is required"));
+            let stored = app
+                .store()
+                .read(|tx| Ok(tx.green_lot(lot)?))
+                .unwrap()
+                .expect("stored");
+            assert_eq!(stored.stock.weight().amount(), Decimal::from(10));
+        }
+    }
 }
