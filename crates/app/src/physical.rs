@@ -52,7 +52,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<PhysicalAnalysis>, AppError> {
         // The filter before the cursor, as the request lists them.
         if let Some(ids) = &cmd.analysed_lot_ids {
-            page::unique_ids("params.filter.analysedLotIds", ids, MAX_IDS)?;
+            page::unique_ids("filter.analysedLotIds", ids, MAX_IDS)?;
         }
         page.keyset()?;
         let filter = PhysicalFilter {
@@ -69,6 +69,7 @@ impl<S: Store> Roastery<S> {
 mod tests {
     use super::*;
     use crate::testing::memory_roastery;
+    use roastery_domain::FieldPath;
     use roastery_domain::Violation;
     use roastery_domain::physical_analysis::{NewDefect, NewScreenSize};
     use roastery_domain::stock::LotKind;
@@ -139,7 +140,8 @@ mod tests {
         assert!(
             matches!(
                 err.rule(),
-                Some(PhysicalAnalysisError::OutOfRange { field, .. }) if field == "data.moisture"
+                Some(PhysicalAnalysisError::OutOfRange { field, .. })
+                    if *field == FieldPath::from("moisture")
             ),
             "{err:?}"
         );
@@ -156,7 +158,7 @@ mod tests {
         assert!(
             matches!(
                 err.rule(),
-                Some(PhysicalAnalysisError::ScreenSizesOver100(_))
+                Some(PhysicalAnalysisError::ScreenSizesOver100 { .. })
             ),
             "{err:?}"
         );

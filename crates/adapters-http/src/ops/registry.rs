@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use roastery_domain::FieldPath;
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
@@ -18,6 +19,17 @@ pub enum Shape {
     Read,
     /// A read whose answer carries `meta.pagination.endCursor`.
     Page,
+}
+
+impl Shape {
+    /// The member of the request that holds what the use case is given: the field paths the
+    /// domain and the use cases name are relative to it.
+    pub fn payload(self) -> FieldPath {
+        match self {
+            Self::Write | Self::Bulk => FieldPath::from("data"),
+            Self::Read | Self::Page => FieldPath::from("params"),
+        }
+    }
 }
 
 /// A named schema and every schema it refers to.
@@ -87,6 +99,13 @@ macro_rules! operations {
             pub fn name(self) -> &'static str {
                 match self {
                     $(Operation::$variant => $name,)*
+                }
+            }
+
+            /// How it takes its input: what its request's field paths are relative to.
+            pub fn shape(self) -> $crate::ops::Shape {
+                match self {
+                    $(Operation::$variant => $crate::ops::Shape::$shape,)*
                 }
             }
 
