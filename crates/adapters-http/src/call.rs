@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use actix_web::HttpResponse;
 use roastery_app::{Caller, Roastery};
+use roastery_domain::FieldPath;
 use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest, Position};
 use roastery_ports::{AppError, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
+use crate::ops::Shape;
 use crate::shared::Shared;
 use crate::state::AppState;
 use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};
@@ -20,11 +22,14 @@ pub(crate) struct Ctx<S: Store> {
     pub state: Arc<AppState<S>>,
     /// The operation called: its name binds the cursors it answers, and what it writes records it.
     pub operation: Operation,
+    /// How the operation takes its input (`data` or `params`).
+    pub shape: Shape,
     /// The authenticated client: ledger entries name it.
     pub client_id: Arc<str>,
 }
 
 impl<S: Store> Ctx<S> {
+    /// Runs the operation's use case off the workers; its error answers as [`Ctx::error`].
     pub async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
@@ -33,9 +38,21 @@ impl<S: Store> Ctx<S> {
             client_id: self.client_id.clone(),
             operation: Some(self.operation),
         };
+        let payload = self.payload();
         self.state
-            .run(move |app| work(&app.acting_as(caller)))
+            .run(move |app| work(&app.acting_as(caller)).map_err(|e| placed(e, &payload)))
             .await
+    }
+
+    /// Where the use case's input lies in the request: `data` for writes, `params` for reads.
+    pub fn payload(&self) -> FieldPath {
+        self.shape.payload()
+    }
+
+    /// A use case's error as this call answers it: the field paths it names (relative to what
+    /// the use case was given) put under the request's `data` or `params` first.
+    pub fn error(&self, err: AppError) -> ApiError {
+        ApiError::from(placed(err, &self.payload()))
     }
 
     /// Runs a read of the listing read model: on the worker itself when the store reads that
@@ -45,7 +62,7 @@ impl<S: Store> Ctx<S> {
         work: impl FnOnce(&Roastery<S>) -> Result<T, AppError> + Send + 'static,
     ) -> Result<T, ApiError> {
         if self.state.app.store().reads_inline() {
-            work(&self.state.app).map_err(ApiError::from)
+            work(&self.state.app).map_err(|e| self.error(e))
         } else {
             self.run(work).await
         }
@@ -134,6 +151,13 @@ impl<S: Store> Ctx<S> {
     }
 }
 
+/// The one place a use case's field paths are put under the request's envelope (`payload`):
+/// `name` under `data` is `data.name`, `[3].sku` is `data[3].sku`, `filter.ids` under `params` is
+/// `params.filter.ids`.
+fn placed(err: AppError, payload: &FieldPath) -> AppError {
+    err.under(payload)
+}
+
 /// [`Ctx::page`] for items stored as JSON: the envelope written around them as they are, into one
 /// buffer of the answer's exact size.
 pub(crate) fn stored_page_body(key: &str, items: &[String], end_cursor: Option<&str>) -> Vec<u8> {
@@ -211,6 +235,7 @@ pub(crate) mod testing {
         let ctx = Ctx {
             state,
             operation,
+            shape: crate::ops::Entry::shape(operation),
             client_id: Arc::from("client-a"),
         };
         (ctx, app)
@@ -269,7 +294,58 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
+    use roastery_domain::bulk::{BatchShapeError, ItemFailure as BatchItem};
+    use roastery_domain::order::OrderError;
+    use roastery_domain::page::PageError;
+    use roastery_domain::text::TextError;
+    use roastery_ports::{ItemFailure, Rejection};
+
     use super::*;
+
+    fn blank(field: &'static str) -> TextError {
+        TextError::Empty {
+            field: FieldPath::from(field),
+        }
+    }
+
+    /// Use cases name fields relative to what they were given; the answer names them under the
+    /// request's `data` (writes, bulk items by their index) or `params` (reads).
+    #[test]
+    fn use_case_paths_are_answered_under_the_requests_envelope() {
+        let write = ApiError::from(placed(blank("name").into(), &Shape::Write.payload()));
+        assert_eq!(write.message, "data.name must not be empty");
+
+        let shape = BatchShapeError::Item(BatchItem {
+            index: 3,
+            at: FieldPath::ROOT.index(3),
+            external_id: "o-3".into(),
+            error: OrderError::Text(blank("[3].orderItems[1].sku")),
+        });
+        let batch = ApiError::from(placed(shape.into(), &Shape::Bulk.payload()));
+        assert_eq!(
+            batch.message,
+            "data[3] (externalId `o-3`): data[3].orderItems[1].sku must not be empty"
+        );
+
+        let items = AppError::Bulk(vec![ItemFailure {
+            index: 3,
+            external_id: Some("o-3".into()),
+            rejection: Rejection::new(blank("[3].sku")),
+        }]);
+        let bulk = ApiError::from(placed(items, &Shape::Bulk.payload()));
+        let details = bulk.details.unwrap_or_default();
+        assert_eq!(details[0].message, "data[3].sku must not be empty");
+
+        let ids = PageError::NoIds {
+            field: FieldPath::from("filter.roastedLotIds"),
+        };
+        let read = ApiError::from(placed(ids.into(), &Shape::Page.payload()));
+        assert_eq!(
+            read.message,
+            "params.filter.roastedLotIds must not be empty"
+        );
+        assert_eq!(Shape::Read.payload(), Shape::Page.payload());
+    }
 
     /// Stored items joined into the envelope are byte for byte what serialising the page's
     /// values answers, with and without a next page, with no items and with several.

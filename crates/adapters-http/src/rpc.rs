@@ -54,6 +54,7 @@ pub async fn rpc<S: Store>(
                 let ctx = Ctx {
                     state: state.into_inner(),
                     operation,
+                    shape: operation.shape(),
                     client_id: std::sync::Arc::from(grant.client_id.as_str()),
                 };
                 operation.handle(ctx, &body).await

@@ -43,7 +43,7 @@ impl<S: Store> Roastery<S> {
     /// the blended lot, all in one transaction.
     pub fn create_blend(&self, cmd: CreateBlend) -> Result<BlendedLotView, AppError> {
         // Shape first (400): the name, the projects and the roasted lot list.
-        text::required("data.name", &cmd.name, text::NAME_MAX).map_err(BlendError::from)?;
+        text::required("name", &cmd.name, text::NAME_MAX).map_err(BlendError::from)?;
         project::check_references(&cmd.projects)?;
         let ids = lot_sources::ids(&cmd.roasted_lots);
         lot_source::check_source_ids(LotKind::Roasted, &ids).map_err(BlendError::from)?;

@@ -182,7 +182,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<CuppingView>, AppError> {
-        page::check_by_ids("params.filter.cuppingIds", &ids, &page)?;
+        page::check_by_ids("filter.cuppingIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = Page::from_found(tx.cuppings_by_ids(&ids)?, &page)?;
             let next = found.next;
@@ -198,7 +198,7 @@ impl<S: Store> Roastery<S> {
         cupped_coffee_ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<CuppingResult>, AppError> {
-        page::check_by_ids("params.filter.cuppedCoffeeIds", &cupped_coffee_ids, &page)?;
+        page::check_by_ids("filter.cuppedCoffeeIds", &cupped_coffee_ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.cupping_results(&cupped_coffee_ids)?;
             Ok(Page::from_found(found, &page)?)
@@ -256,6 +256,7 @@ fn with_summaries(
 mod tests {
     use super::*;
     use crate::testing::memory_roastery;
+    use roastery_domain::FieldPath;
     use roastery_domain::Violation;
     use roastery_domain::page::Limit;
     use roastery_domain::stock::LotKind;
@@ -366,7 +367,12 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.rule(), Some(&CuppingError::CreatedClosed));
         let err = app.create_cupping(create(0, None, vec![])).unwrap_err();
-        assert_eq!(err.rule(), Some(&CuppingError::NoCoffees));
+        assert_eq!(
+            err.rule(),
+            Some(&CuppingError::NoCoffees {
+                field: FieldPath::from("coffees")
+            })
+        );
     }
 
     #[test]
@@ -549,7 +555,7 @@ mod tests {
         assert_eq!(
             err.rule(),
             Some(&CuppingError::CuppedCoffeeNotFound {
-                index: 0,
+                at: FieldPath::from("results[0]"),
                 cupped_coffee_id: Uuid::from_u128(404),
             })
         );

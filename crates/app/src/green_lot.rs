@@ -119,7 +119,7 @@ impl<S: Store> Roastery<S> {
         let location_external_id = cmd
             .location_external_id
             .as_deref()
-            .map(|e| text::required("data.location.externalId", e, text::EXTERNAL_ID_MAX))
+            .map(|e| text::required("location.externalId", e, text::EXTERNAL_ID_MAX))
             .transpose()
             .map_err(GreenLotError::from)?;
         if let Some(price) = &cmd.price {
@@ -331,7 +331,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<(Uuid, GreenLotDetails, Option<DueDiligence>)>, AppError> {
-        let start = page::check_by_ids("params.filter.greenLotIds", &ids, &page)?;
+        let start = page::check_by_ids("filter.greenLotIds", &ids, &page)?;
         self.store.read_replica(|tx| {
             let lots = tx.green_lots_by_ids(&ids)?;
             let found: Vec<(Uuid, GreenLotDetails)> =
@@ -407,6 +407,7 @@ mod tests {
     use crate::project::ImportProject;
     use crate::testing::memory_roastery;
     use chrono::TimeDelta;
+    use roastery_domain::FieldPath;
     use roastery_domain::Violation;
     use roastery_domain::green_lot_details::GreenLotDetailsError;
     use roastery_domain::location::Location;
@@ -602,7 +603,7 @@ mod tests {
                     ..import("erp-1", kg("-1"))
                 },
                 rule(GreenLotError::Text(TextError::Empty {
-                    field: "data.name".into(),
+                    field: FieldPath::from("name"),
                 })),
             ),
             (
@@ -610,7 +611,9 @@ mod tests {
                     name: None,
                     ..import("erp-2", kg("1"))
                 },
-                rule(GreenLotError::Missing { field: "data.name" }),
+                rule(GreenLotError::Missing {
+                    field: FieldPath::from("name"),
+                }),
             ),
             (
                 ImportGreenLot {
@@ -658,7 +661,10 @@ mod tests {
                     ..import("erp-2", kg("1"))
                 },
                 rule(GreenLotError::Details(
-                    GreenLotDetailsError::UnknownCountry("ET".into()),
+                    GreenLotDetailsError::UnknownCountry {
+                        field: FieldPath::from("details.countriesOfOrigin"),
+                        code: "ET".into(),
+                    },
                 )),
             ),
         ];

@@ -317,7 +317,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Option<Page<String>>, AppError> {
-        page::check_by_ids("params.filter.roastedLotIds", &ids, &page)?;
+        page::check_by_ids("filter.roastedLotIds", &ids, &page)?;
         let Some(found) = self
             .store
             .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids)?))?

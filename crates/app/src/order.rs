@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
+use roastery_domain::FieldPath;
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::bulk;
 use roastery_domain::green_lot::GreenLot;
@@ -186,7 +187,7 @@ impl<S: Store> Roastery<S> {
     pub fn set_orders(&self, batch: Vec<SetOrder>) -> Result<Vec<Order>, AppError> {
         // 1. Parse.
         let inputs = bulk::parse_batch(
-            "data",
+            &FieldPath::ROOT,
             &batch,
             |o| &o.external_id,
             |at, o| {
@@ -261,8 +262,11 @@ impl<S: Store> Roastery<S> {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                Sku::parse_at(&format!("data.allocations[{i}].sku"), &a.sku)
-                    .map_err(OrderError::from)
+                Sku::parse_at(
+                    FieldPath::ROOT.key("allocations").index(i).key("sku"),
+                    &a.sku,
+                )
+                .map_err(OrderError::from)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.clock.now();
@@ -552,9 +556,10 @@ mod tests {
             err.rule(),
             Some(&BatchShapeError::Item(bulk::ItemFailure {
                 index: 1,
+                at: FieldPath::from("[1]"),
                 external_id: "o-2".into(),
                 error: OrderError::Text(TextError::Empty {
-                    field: "data[1].orderItems[1].sku".into()
+                    field: FieldPath::from("[1].orderItems[1].sku")
                 })
             }))
         );

@@ -53,7 +53,7 @@ impl<S: Store> Roastery<S> {
     ) -> Result<Page<PhysicalAnalysis>, AppError> {
         // The filter before the cursor, as the request lists them.
         if let Some(ids) = &cmd.analysed_lot_ids {
-            page::unique_ids("params.filter.analysedLotIds", ids, MAX_IDS)?;
+            page::unique_ids("filter.analysedLotIds", ids, MAX_IDS)?;
         }
         page.keyset()?;
         let filter = PhysicalFilter {
@@ -70,6 +70,7 @@ impl<S: Store> Roastery<S> {
 mod tests {
     use super::*;
     use crate::testing::memory_roastery;
+    use roastery_domain::FieldPath;
     use roastery_domain::Violation;
     use roastery_domain::physical_analysis::{NewDefect, NewScreenSize};
     use roastery_domain::stock::LotKind;
@@ -140,7 +141,8 @@ mod tests {
         assert!(
             matches!(
                 err.rule(),
-                Some(PhysicalAnalysisError::OutOfRange { field, .. }) if field == "data.moisture"
+                Some(PhysicalAnalysisError::OutOfRange { field, .. })
+                    if *field == FieldPath::from("moisture")
             ),
             "{err:?}"
         );
@@ -157,7 +159,7 @@ mod tests {
         assert!(
             matches!(
                 err.rule(),
-                Some(PhysicalAnalysisError::ScreenSizesOver100(_))
+                Some(PhysicalAnalysisError::ScreenSizesOver100 { .. })
             ),
             "{err:?}"
         );

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use roastery_domain::FieldPath;
 use roastery_domain::bulk;
 use roastery_domain::operation::Operation;
 use roastery_domain::page::{Page, PageRequest};
@@ -39,7 +40,7 @@ impl<S: Store> Roastery<S> {
     pub fn sync_products(&self, batch: Vec<SyncProduct>) -> Result<Vec<Product>, AppError> {
         // 1. Parse.
         let inputs = bulk::parse_batch(
-            "data",
+            &FieldPath::ROOT,
             &batch,
             |p| &p.external_id,
             |at, p| {
@@ -267,9 +268,10 @@ mod tests {
             blank_sku.rule(),
             Some(&BatchShapeError::Item(bulk::ItemFailure {
                 index: 1,
+                at: FieldPath::from("[1]"),
                 external_id: "p-2".into(),
                 error: ProductError::Text(TextError::Empty {
-                    field: "data[1].variants[1].sku".into()
+                    field: FieldPath::from("[1].variants[1].sku")
                 })
             }))
         );

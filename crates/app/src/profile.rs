@@ -100,7 +100,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<ProfileView>, AppError> {
-        const FIELD: &str = "params.filter.profileIds";
+        const FIELD: &str = "filter.profileIds";
         page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.profiles_by_ids(&ids)?;

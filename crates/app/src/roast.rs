@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use roastery_domain::FieldPath;
 use roastery_domain::ledger::{EntryKind, Movement, Reference};
 use roastery_domain::lot_source::{self, SourceInfo};
 use roastery_domain::operation::Operation;
@@ -98,7 +99,7 @@ pub(crate) fn check_request(
     projects: &[String],
     green_lots: &[(Uuid, WeightInput)],
 ) -> Result<Vec<Uuid>, AppError> {
-    text::required("data.name", name, text::NAME_MAX).map_err(RoastError::from)?;
+    text::required("name", name, text::NAME_MAX).map_err(RoastError::from)?;
     roastery_domain::project::check_references(projects)?;
     let ids = lot_sources::ids(green_lots);
     lot_source::check_source_ids(LotKind::Green, &ids).map_err(RoastError::from)?;
@@ -198,7 +199,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<RoastedLotView>, AppError> {
-        const FIELD: &str = "params.filter.roastedLotIds";
+        const FIELD: &str = "filter.roastedLotIds";
         page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let found = tx.roasted_lots_by_ids(&ids)?;
@@ -216,7 +217,7 @@ impl<S: Store> Roastery<S> {
         ids: Vec<Uuid>,
         page: PageRequest,
     ) -> Result<Page<RoastDetailsView>, AppError> {
-        const FIELD: &str = "params.filter.roastedLotIds";
+        const FIELD: &str = "filter.roastedLotIds";
         page::check_by_ids(FIELD, &ids, &page)?;
         self.store.read_replica(|tx| {
             let lots = tx.roasted_lots_by_ids(&ids)?;
@@ -293,7 +294,7 @@ impl<S: Store> Roastery<S> {
             .enumerate()
             .map(|(i, c)| {
                 RoastCurve::parse(
-                    &format!("data.curves[{i}]"),
+                    &FieldPath::ROOT.key("curves").index(i),
                     &c.name,
                     &c.unit,
                     c.data_points,
@@ -650,14 +651,14 @@ pub(crate) mod tests {
         assert_eq!(
             s.app.record_roast(cmd).unwrap_err().rule(),
             Some(&RoastError::Source(SourceError::Empty {
-                field: "data.greenLots"
+                field: FieldPath::from("greenLots")
             }))
         );
         let cmd = roast(&s, "x", "1", &[(0, "1"), (0, "1")]);
         assert_eq!(
             s.app.record_roast(cmd).unwrap_err().rule(),
             Some(&RoastError::Source(SourceError::Duplicate {
-                field: "data.greenLots",
+                field: FieldPath::from("greenLots"),
                 id: s.green[0]
             }))
         );
@@ -752,7 +753,7 @@ pub(crate) mod tests {
         assert_eq!(
             err.rule(),
             Some(&PageError::DuplicateId {
-                field: "params.filter.roastedLotIds",
+                field: FieldPath::from("filter.roastedLotIds"),
                 id: lots[0]
             })
         );
@@ -760,7 +761,7 @@ pub(crate) mod tests {
         assert_eq!(
             err.rule(),
             Some(&PageError::NoIds {
-                field: "params.filter.roastedLotIds"
+                field: FieldPath::from("filter.roastedLotIds")
             })
         );
     }

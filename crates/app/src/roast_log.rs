@@ -2,7 +2,8 @@
 //! (`roastery_domain::roast_log`) and recorded through the roast recording path, once per
 //! `roastUUID`.
 
-use roastery_domain::roast_log::{LoggedRoast, RoastLog};
+use roastery_domain::FieldPath;
+use roastery_domain::roast_log::{ContentRefused, LoggedRoast, RoastLog};
 use uuid::Uuid;
 
 use crate::green_lot::WeightInput;
@@ -28,16 +29,22 @@ pub struct ImportRoastLog {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoastLogImportError {
     #[error(
-        "data.greenLots[{index}].usedWeight is required when more than one green lot is given; the log's green weight is used only for a single lot"
+        "{field} is required when more than one green lot is given; the log's green weight is used only for a single lot"
     )]
-    UsedWeightMissing { index: usize },
-    #[error("data.name is required when the roast log has no title")]
-    NameMissing,
+    UsedWeightMissing { field: FieldPath },
+    #[error("{field} is required when the roast log has no title")]
+    NameMissing { field: FieldPath },
 }
 
 impl roastery_domain::BrokenRule for RoastLogImportError {
     fn violation(&self) -> roastery_domain::Violation {
         roastery_domain::Violation::MissingParameter
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::UsedWeightMissing { field } | Self::NameMissing { field } => field.rebase(base),
+        }
     }
 }
 
@@ -47,7 +54,10 @@ impl<S: Store> Roastery<S> {
     /// roasted lot it made and changes nothing, also when a concurrent import of the same log
     /// commits first.
     pub fn import_roast_log(&self, cmd: ImportRoastLog) -> Result<RecordedRoast, AppError> {
-        let logged = LoggedRoast::from_log(&cmd.log)?;
+        let logged = LoggedRoast::from_log(&cmd.log).map_err(|error| ContentRefused {
+            field: FieldPath::from("content"),
+            error,
+        })?;
         let green_lots = match cmd.green_lots.as_slice() {
             [(id, None)] => vec![(
                 *id,
@@ -61,14 +71,21 @@ impl<S: Store> Roastery<S> {
                 .enumerate()
                 .map(|(index, (id, used))| {
                     used.map(|w| (*id, w))
-                        .ok_or(RoastLogImportError::UsedWeightMissing { index })
+                        .ok_or_else(|| RoastLogImportError::UsedWeightMissing {
+                            field: FieldPath::ROOT
+                                .key("greenLots")
+                                .index(index)
+                                .key("usedWeight"),
+                        })
                 })
                 .collect::<Result<_, _>>()?,
         };
         let name = cmd
             .name
             .or(logged.title)
-            .ok_or(RoastLogImportError::NameMissing)?;
+            .ok_or_else(|| RoastLogImportError::NameMissing {
+                field: FieldPath::from("name"),
+            })?;
         let ids = check_request(&name, &cmd.projects, &green_lots)?;
         let external_id = logged.external_id;
         let roast = CheckedRoast {

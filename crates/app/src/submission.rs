@@ -291,7 +291,7 @@ impl<S: Store> Roastery<S> {
 
     /// The stored submissions among `ids`, in the order asked.
     pub fn submissions_by_ids(&self, ids: Vec<Uuid>) -> Result<Vec<Submission>, AppError> {
-        roastery_domain::page::unique_ids("params.filter.submissionIds", &ids, 100)?;
+        roastery_domain::page::unique_ids("filter.submissionIds", &ids, 100)?;
         let found = self
             .store
             .read_replica(|tx| Ok(tx.submissions_by_ids(&ids)?))?;

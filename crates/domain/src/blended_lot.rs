@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::lot_source::{self, LotSource, SourceError, UsedSource};
 use crate::project::ProjectRef;
 use crate::roasted_lot::used_total;
@@ -42,6 +43,14 @@ impl BrokenRule for BlendError {
             Self::Source(e) => e.violation(),
             Self::LocationNotFound(_) | Self::NotFound(_) => Violation::NotFound,
             Self::ZeroBlendWeight(_) => Violation::InvalidWeight,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::Source(e) => e.rebase(base),
+            _ => {}
         }
     }
 }
@@ -91,7 +100,7 @@ pub fn create_blend(
     lot_number: i64,
     now: DateTime<Utc>,
 ) -> Result<BlendedLot, BlendError> {
-    let name = text::required("data.name", &blend.name, text::NAME_MAX)?;
+    let name = text::required("name", &blend.name, text::NAME_MAX)?;
     let unit = sources.first().map(|s| s.used.unit);
     // Work on copies: the blend weight can still be refused after the takes succeed.
     let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
@@ -216,7 +225,7 @@ mod tests {
         assert_eq!(
             err,
             BlendError::Source(SourceError::Empty {
-                field: "data.roastedLots"
+                field: FieldPath::from("roastedLots")
             })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);

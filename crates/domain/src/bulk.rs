@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use crate::field::FieldPath;
 use crate::violation::{BrokenRule, Violation};
 
 /// Most items one bulk call accepts.
@@ -25,10 +26,10 @@ pub const MAX_ITEMS: usize = 50;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BulkError {
     #[error("{field} must not be empty")]
-    Empty { field: &'static str },
+    Empty { field: FieldPath },
     #[error("{field} holds {count} items; at most {max} are accepted per request")]
     TooMany {
-        field: &'static str,
+        field: FieldPath,
         count: usize,
         max: usize,
     },
@@ -38,14 +39,22 @@ impl BrokenRule for BulkError {
     fn violation(&self) -> Violation {
         Violation::InvalidParameter
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Empty { field } | Self::TooMany { field, .. } => field.rebase(base),
+        }
+    }
 }
 
 /// Checks a bulk call carries between one and [`MAX_ITEMS`] items.
-pub fn check_size(field: &'static str, count: usize) -> Result<(), BulkError> {
+pub fn check_size(field: &FieldPath, count: usize) -> Result<(), BulkError> {
     match count {
-        0 => Err(BulkError::Empty { field }),
+        0 => Err(BulkError::Empty {
+            field: field.clone(),
+        }),
         n if n > MAX_ITEMS => Err(BulkError::TooMany {
-            field,
+            field: field.clone(),
             count: n,
             max: MAX_ITEMS,
         }),
@@ -53,12 +62,14 @@ pub fn check_size(field: &'static str, count: usize) -> Result<(), BulkError> {
     }
 }
 
-/// Why one item of a bulk call was refused: its position in `data`, its external id and the rule
-/// it broke.
+/// Why one item of a bulk call was refused: its position in the batch, its path (`[2]`), its
+/// external id and the rule it broke. The error names fields by their path relative to the
+/// batch, as `at` does (`[2].orderItems[0].sku`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("data[{index}] (externalId `{external_id}`): {error}")]
+#[error("{at} (externalId `{external_id}`): {error}")]
 pub struct ItemFailure<E> {
     pub index: usize,
+    pub at: FieldPath,
     pub external_id: String,
     pub error: E,
 }
@@ -66,6 +77,11 @@ pub struct ItemFailure<E> {
 impl<E: BrokenRule> BrokenRule for ItemFailure<E> {
     fn violation(&self) -> Violation {
         self.error.violation()
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        self.at.rebase(base);
+        self.error.rebase(base);
     }
 }
 
@@ -86,25 +102,34 @@ impl<E: BrokenRule> BrokenRule for BatchShapeError<E> {
             Self::Item(e) => e.violation(),
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Size(e) => e.rebase(base),
+            Self::Item(e) => e.rebase(base),
+        }
+    }
 }
 
 /// Step one of a bulk call in `field`: its size ([`check_size`]), then each item parsed in order,
-/// given its path in the request (`data[2]`) to name its fields by; the first malformed item
-/// refuses the whole request, named by its index and external id.
+/// given its path (`field[2]`) to name its fields by; the first malformed item refuses the whole
+/// request, named by its index and external id.
 pub fn parse_batch<I, T, E: BrokenRule>(
-    field: &'static str,
+    field: &FieldPath,
     items: &[I],
     external_id: impl Fn(&I) -> &str,
-    mut parse: impl FnMut(&str, &I) -> Result<T, E>,
+    mut parse: impl FnMut(&FieldPath, &I) -> Result<T, E>,
 ) -> Result<Vec<T>, BatchShapeError<E>> {
     check_size(field, items.len())?;
     items
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            parse(&format!("{field}[{index}]"), item).map_err(|error| {
+            let at = field.clone().index(index);
+            parse(&at, item).map_err(|error| {
                 BatchShapeError::Item(ItemFailure {
                     index,
+                    at,
                     external_id: external_id(item).to_owned(),
                     error,
                 })
@@ -137,7 +162,8 @@ pub struct Planned<T> {
     pub change: Change,
 }
 
-/// Runs `check` on every item and returns either every result, when all pass, or every failure.
+/// Runs `check` on every item and returns either every result, when all pass, or every failure,
+/// each at its index in a batch at the root (`[2]`).
 pub fn judge<I, T, E>(
     items: &[I],
     external_id: impl Fn(&I) -> &str,
@@ -150,6 +176,7 @@ pub fn judge<I, T, E>(
             Ok(result) => passed.push(result),
             Err(error) => failures.push(ItemFailure {
                 index,
+                at: FieldPath::ROOT.index(index),
                 external_id: external_id(item).to_owned(),
                 error,
             }),
@@ -185,16 +212,18 @@ mod tests {
     #[test]
     fn a_batch_holds_one_to_fifty_items() {
         assert_eq!(
-            check_size("data", 0),
-            Err(BulkError::Empty { field: "data" })
+            check_size(&FieldPath::ROOT, 0),
+            Err(BulkError::Empty {
+                field: FieldPath::ROOT
+            })
         );
-        assert!(check_size("data", 1).is_ok());
-        assert!(check_size("data", 50).is_ok());
-        let err = check_size("data", 51).unwrap_err();
+        assert!(check_size(&FieldPath::ROOT, 1).is_ok());
+        assert!(check_size(&FieldPath::ROOT, 50).is_ok());
+        let err = check_size(&FieldPath::ROOT, 51).unwrap_err();
         assert_eq!(
             err,
             BulkError::TooMany {
-                field: "data",
+                field: FieldPath::ROOT,
                 count: 51,
                 max: 50
             }
@@ -202,54 +231,67 @@ mod tests {
         assert_eq!(err.violation(), Violation::InvalidParameter);
     }
 
-    /// A rule broken by an odd length, for the parsing tests.
+    /// A rule broken by an odd length, for the parsing tests: it names the item by its path.
     #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-    #[error("`{0}` has an odd length")]
-    struct OddLength(String);
+    #[error("{0} has an odd length")]
+    struct OddLength(FieldPath);
 
     impl BrokenRule for OddLength {
         fn violation(&self) -> Violation {
             Violation::MissingParameter
         }
+
+        fn rebase(&mut self, base: &FieldPath) {
+            self.0.rebase(base);
+        }
     }
 
-    fn even(at: &str, s: &&str) -> Result<usize, OddLength> {
+    fn even(at: &FieldPath, s: &&str) -> Result<usize, OddLength> {
         match s.len() % 2 {
             0 => Ok(s.len()),
-            _ => Err(OddLength(format!("{at}: {s}"))),
+            _ => Err(OddLength(at.clone())),
         }
     }
 
     #[test]
     fn parsing_a_batch_checks_its_size_then_stops_at_the_first_malformed_item() {
         assert_eq!(
-            parse_batch("data", &["ab", "cdef"], |s| s, even),
+            parse_batch(&FieldPath::ROOT, &["ab", "cdef"], |s| s, even),
             Ok(vec![2, 4])
         );
         let none: [&str; 0] = [];
         assert_eq!(
-            parse_batch("data", &none, |s| s, even),
-            Err(BatchShapeError::Size(BulkError::Empty { field: "data" }))
+            parse_batch(&FieldPath::ROOT, &none, |s| s, even),
+            Err(BatchShapeError::Size(BulkError::Empty {
+                field: FieldPath::ROOT
+            }))
         );
         let many = ["x"; MAX_ITEMS + 1];
-        let err = parse_batch("data", &many, |s| s, even).unwrap_err();
+        let err = parse_batch(&FieldPath::ROOT, &many, |s| s, even).unwrap_err();
         assert!(matches!(
             err,
             BatchShapeError::Size(BulkError::TooMany { count: 51, .. })
         ));
-        let err = parse_batch("data", &["ab", "c", "d"], |s| s, even).unwrap_err();
+        let mut err = parse_batch(&FieldPath::ROOT, &["ab", "c", "d"], |s| s, even).unwrap_err();
         assert_eq!(
             err,
             BatchShapeError::Item(ItemFailure {
                 index: 1,
+                at: FieldPath::from("[1]"),
                 external_id: "c".into(),
-                error: OddLength("data[1]: c".into())
+                error: OddLength(FieldPath::from("[1]"))
             })
         );
         assert_eq!(err.violation(), Violation::MissingParameter);
         assert_eq!(
             err.to_string(),
-            "data[1] (externalId `c`): `data[1]: c` has an odd length"
+            "[1] (externalId `c`): [1] has an odd length"
+        );
+        // Where the batch lies in the request is said once, for the item and its error.
+        err.rebase(&FieldPath::from("body"));
+        assert_eq!(
+            err.to_string(),
+            "body[1] (externalId `c`): body[1] has an odd length"
         );
     }
 
@@ -267,11 +309,13 @@ mod tests {
             vec![
                 ItemFailure {
                     index: 1,
+                    at: FieldPath::from("[1]"),
                     external_id: "b".into(),
                     error: 1
                 },
                 ItemFailure {
                     index: 3,
+                    at: FieldPath::from("[3]"),
                     external_id: "d".into(),
                     error: 3
                 },

@@ -16,6 +16,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::cupping_result::{CuppingResult, NewCuppingResult, ResultError};
+use crate::field::FieldPath;
 use crate::stock::{TypedLotRef, UnknownLotType};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
@@ -39,10 +40,10 @@ pub enum CuppingError {
     UnknownState(String),
     #[error("a cupping is created DRAFT or OPEN, not CLOSED")]
     CreatedClosed,
-    #[error("data.coffees must not be empty: a cupping cups at least one lot")]
-    NoCoffees,
-    #[error("data.coffees holds {count} coffees; at most {MAX_COFFEES} are accepted")]
-    TooManyCoffees { count: usize },
+    #[error("{field} must not be empty: a cupping cups at least one lot")]
+    NoCoffees { field: FieldPath },
+    #[error("{field} holds {count} coffees; at most {MAX_COFFEES} are accepted")]
+    TooManyCoffees { field: FieldPath, count: usize },
     #[error("{0} does not exist")]
     LotNotFound(TypedLotRef),
     #[error("cupping {0} does not exist")]
@@ -52,16 +53,17 @@ pub enum CuppingError {
         from: CuppingState,
         to: CuppingState,
     },
-    #[error("data.results must not be empty")]
-    NoResults,
-    #[error("data.results holds {count} results; at most {MAX_RESULTS} are accepted")]
-    TooManyResults { count: usize },
-    /// The result at `index` is malformed; its error names the field by its request path.
+    #[error("{field} must not be empty")]
+    NoResults { field: FieldPath },
+    #[error("{field} holds {count} results; at most {MAX_RESULTS} are accepted")]
+    TooManyResults { field: FieldPath, count: usize },
+    /// The result at `index` is malformed; its error names the field by its path.
     #[error("{source}")]
     Result { index: usize, source: ResultError },
-    #[error("data.results[{index}]: cupped coffee {cupped_coffee_id} is not part of this cupping")]
+    /// `at` is the result's path (`results[2]`).
+    #[error("{at}: cupped coffee {cupped_coffee_id} is not part of this cupping")]
     CuppedCoffeeNotFound {
-        index: usize,
+        at: FieldPath,
         cupped_coffee_id: Uuid,
     },
     #[error("{}", not_open_message(*.0))]
@@ -87,14 +89,33 @@ impl BrokenRule for CuppingError {
             Self::Result { source, .. } => source.violation(),
             Self::UnknownState(_)
             | Self::CreatedClosed
-            | Self::NoCoffees
+            | Self::NoCoffees { .. }
             | Self::TooManyCoffees { .. }
-            | Self::NoResults
+            | Self::NoResults { .. }
             | Self::TooManyResults { .. } => Violation::InvalidParameter,
             Self::LotNotFound(_) | Self::NotFound(_) | Self::CuppedCoffeeNotFound { .. } => {
                 Violation::NotFound
             }
             Self::IllegalTransition { .. } | Self::NotOpen(_) => Violation::BusinessRule,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::UnknownLotType(e) => e.rebase(base),
+            Self::Result { source, .. } => source.rebase(base),
+            Self::NoCoffees { field }
+            | Self::TooManyCoffees { field, .. }
+            | Self::NoResults { field }
+            | Self::TooManyResults { field, .. }
+            | Self::CuppedCoffeeNotFound { at: field, .. } => field.rebase(base),
+            Self::UnknownState(_)
+            | Self::CreatedClosed
+            | Self::LotNotFound(_)
+            | Self::NotFound(_)
+            | Self::IllegalTransition { .. }
+            | Self::NotOpen(_) => {}
         }
     }
 }
@@ -184,10 +205,13 @@ impl NewCupping {
             return Err(CuppingError::CreatedClosed);
         }
         if self.coffees.is_empty() {
-            return Err(CuppingError::NoCoffees);
+            return Err(CuppingError::NoCoffees {
+                field: FieldPath::from("coffees"),
+            });
         }
         if self.coffees.len() > MAX_COFFEES {
             return Err(CuppingError::TooManyCoffees {
+                field: FieldPath::from("coffees"),
                 count: self.coffees.len(),
             });
         }
@@ -195,7 +219,7 @@ impl NewCupping {
             start_date: self.start_date,
             state,
             cupping_sheet: text::required(
-                "data.cuppingSheet.name",
+                "cuppingSheet.name",
                 &self.cupping_sheet,
                 text::NAME_MAX,
             )?,
@@ -259,10 +283,13 @@ impl ResultsDraft {
     /// result keeping the id its input carries and recorded at `now`.
     pub fn parse(results: Vec<NewCuppingResult>, now: DateTime<Utc>) -> Result<Self, CuppingError> {
         if results.is_empty() {
-            return Err(CuppingError::NoResults);
+            return Err(CuppingError::NoResults {
+                field: FieldPath::from("results"),
+            });
         }
         if results.len() > MAX_RESULTS {
             return Err(CuppingError::TooManyResults {
+                field: FieldPath::from("results"),
                 count: results.len(),
             });
         }
@@ -270,7 +297,7 @@ impl ResultsDraft {
             .into_iter()
             .enumerate()
             .map(|(index, input)| {
-                CuppingResult::new(&format!("data.results[{index}]"), input, now)
+                CuppingResult::new(&FieldPath::ROOT.key("results").index(index), input, now)
                     .map_err(|source| CuppingError::Result { index, source })
             })
             .collect::<Result<Vec<_>, _>>()
@@ -362,7 +389,7 @@ impl Cupping {
             .find(|(_, r)| self.coffee(r.cupped_coffee_id).is_none())
         {
             return Err(CuppingError::CuppedCoffeeNotFound {
-                index,
+                at: FieldPath::ROOT.key("results").index(index),
                 cupped_coffee_id: r.cupped_coffee_id,
             });
         }
@@ -502,13 +529,21 @@ mod tests {
         let mut new = new_cupping(None);
         new.coffees.clear();
         let err = new.parse().unwrap_err();
-        assert_eq!(err, CuppingError::NoCoffees);
+        assert_eq!(
+            err,
+            CuppingError::NoCoffees {
+                field: FieldPath::from("coffees")
+            }
+        );
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let mut new = new_cupping(None);
         new.coffees = (0..=MAX_COFFEES as u128).map(lot).collect();
         assert_eq!(
             new.parse(),
-            Err(CuppingError::TooManyCoffees { count: 101 })
+            Err(CuppingError::TooManyCoffees {
+                field: FieldPath::from("coffees"),
+                count: 101
+            })
         );
         let mut new = new_cupping(None);
         new.coffees = (0..MAX_COFFEES as u128).map(lot).collect();
@@ -660,7 +695,7 @@ mod tests {
         assert_eq!(
             err,
             CuppingError::CuppedCoffeeNotFound {
-                index: 1,
+                at: FieldPath::from("results[1]"),
                 cupped_coffee_id: stranger
             }
         );
@@ -676,7 +711,7 @@ mod tests {
         assert_eq!(
             err,
             CuppingError::CuppedCoffeeNotFound {
-                index: 0,
+                at: FieldPath::from("results[0]"),
                 cupped_coffee_id: stranger
             }
         );
@@ -701,23 +736,28 @@ mod tests {
             }
         ));
         assert_eq!(err.violation(), Violation::InvalidParameter);
-        assert!(
-            err.to_string()
-                .starts_with("data.results[1].finalScore must be")
-        );
+        assert!(err.to_string().starts_with("results[1].finalScore must be"));
     }
 
     #[test]
     fn the_results_list_is_non_empty_and_bounded() {
         let err = ResultsDraft::parse(vec![], now()).unwrap_err();
-        assert_eq!(err, CuppingError::NoResults);
+        assert_eq!(
+            err,
+            CuppingError::NoResults {
+                field: FieldPath::from("results")
+            }
+        );
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let many = (0..=MAX_RESULTS as u128)
             .map(|i| result(i, coffee(1).id, 80))
             .collect();
         assert_eq!(
             ResultsDraft::parse(many, now()),
-            Err(CuppingError::TooManyResults { count: 501 })
+            Err(CuppingError::TooManyResults {
+                field: FieldPath::from("results"),
+                count: 501
+            })
         );
         let most: Vec<_> = (0..MAX_RESULTS as u128)
             .map(|i| result(i, coffee(1).id, 80))
@@ -738,7 +778,7 @@ mod tests {
             CuppingError::Result {
                 index: 0,
                 source: crate::cupping_result::ResultError::Missing { ref field }
-            } if field == "data.results[0].finalScore"
+            } if *field == FieldPath::from("results[0].finalScore")
         ));
         assert_eq!(err.violation(), Violation::MissingParameter);
     }

@@ -18,6 +18,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use uuid::Uuid;
 
 use crate::decimal;
+use crate::field::FieldPath;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -33,15 +34,15 @@ pub enum ResultError {
     #[error(transparent)]
     Text(#[from] TextError),
     #[error("{field} is required")]
-    Missing { field: String },
+    Missing { field: FieldPath },
     #[error("{field} must be between 0 and {SCORE_MAX}; {value} was given")]
-    ScoreOutOfRange { field: String, value: Decimal },
+    ScoreOutOfRange { field: FieldPath, value: Decimal },
     #[error("scoringState `{0}` is not known; use INCLUDED or EXCLUDED")]
     UnknownScoringState(String),
     #[error("{field} holds {count} attributes; at most {MAX_SENSORIAL_ATTRIBUTES} are accepted")]
-    TooManyAttributes { field: String, count: usize },
+    TooManyAttributes { field: FieldPath, count: usize },
     #[error("{field}: sensorial attribute `{name}` is given more than once")]
-    DuplicateAttribute { field: String, name: String },
+    DuplicateAttribute { field: FieldPath, name: String },
 }
 
 impl BrokenRule for ResultError {
@@ -55,6 +56,17 @@ impl BrokenRule for ResultError {
             | Self::DuplicateAttribute { .. } => Violation::InvalidParameter,
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::Missing { field }
+            | Self::ScoreOutOfRange { field, .. }
+            | Self::TooManyAttributes { field, .. }
+            | Self::DuplicateAttribute { field, .. } => field.rebase(base),
+            Self::UnknownScoringState(_) => {}
+        }
+    }
 }
 
 /// A score from 0 to 100 inclusive, kept to two decimals.
@@ -64,10 +76,10 @@ pub struct Score(Decimal);
 impl Score {
     /// Checks `value` is within 0..=100 and rounds it half-even to two decimals. `field` names the
     /// input in the error message.
-    pub fn new(field: &str, value: Decimal) -> Result<Self, ResultError> {
+    pub fn new(field: impl Into<FieldPath>, value: Decimal) -> Result<Self, ResultError> {
         if value < Decimal::ZERO || value > Decimal::from(SCORE_MAX) {
             return Err(ResultError::ScoreOutOfRange {
-                field: field.to_owned(),
+                field: field.into(),
                 value,
             });
         }
@@ -78,7 +90,7 @@ impl Score {
     }
 
     /// Rebuilds a stored score from whole hundredths (`8725` is `87.25`).
-    pub fn from_hundredths(field: &str, hundredths: i64) -> Result<Self, ResultError> {
+    pub fn from_hundredths(field: &'static str, hundredths: i64) -> Result<Self, ResultError> {
         Self::new(field, Decimal::new(hundredths, SCORE_SCALE))
     }
 
@@ -182,11 +194,15 @@ impl CuppingResult {
     /// [`MAX_SENSORIAL_ATTRIBUTES`] attributes with distinct names (ignoring case) and scores in
     /// range. Whether its cupped coffee belongs to the cupping is the cupping's rule. Errors
     /// name the field by its path under `at`, the result's path in the request
-    /// (`data.results[2]`).
-    pub fn new(at: &str, input: NewCuppingResult, now: DateTime<Utc>) -> Result<Self, ResultError> {
-        let final_score_field = format!("{at}.finalScore");
+    /// (`results[2]`).
+    pub fn new(
+        at: &FieldPath,
+        input: NewCuppingResult,
+        now: DateTime<Utc>,
+    ) -> Result<Self, ResultError> {
+        let final_score_field = at.clone().key("finalScore");
         let final_score = match input.final_score {
-            Some(score) => Score::new(&final_score_field, score)?,
+            Some(score) => Score::new(final_score_field, score)?,
             None => {
                 return Err(ResultError::Missing {
                     field: final_score_field,
@@ -196,24 +212,24 @@ impl CuppingResult {
         let count = input.sensorial_attributes.len();
         if count > MAX_SENSORIAL_ATTRIBUTES {
             return Err(ResultError::TooManyAttributes {
-                field: format!("{at}.sensorialAttributes"),
+                field: at.clone().key("sensorialAttributes"),
                 count,
             });
         }
         let mut seen = HashSet::with_capacity(count);
         let mut attributes = Vec::with_capacity(count);
         for (i, attribute) in input.sensorial_attributes.into_iter().enumerate() {
-            let at = format!("{at}.sensorialAttributes[{i}]");
-            let name = text::required(&format!("{at}.name"), &attribute.name, text::NAME_MAX)?;
+            let at = at.clone().key("sensorialAttributes").index(i);
+            let name = text::required(at.clone().key("name"), &attribute.name, text::NAME_MAX)?;
             if !seen.insert(name.to_lowercase()) {
                 return Err(ResultError::DuplicateAttribute {
-                    field: format!("{at}.name"),
+                    field: at.key("name"),
                     name,
                 });
             }
-            let field = format!("{at}.score");
+            let field = at.key("score");
             let score = match attribute.score {
-                Some(score) => Score::new(&field, score)?,
+                Some(score) => Score::new(field, score)?,
                 None => return Err(ResultError::Missing { field }),
             };
             attributes.push(SensorialAttribute { name, score });
@@ -223,12 +239,12 @@ impl CuppingResult {
             cupped_coffee_id: input.cupped_coffee_id,
             note: input
                 .note
-                .map(|n| text::bounded(&format!("{at}.note"), &n, text::NOTE_MAX))
+                .map(|n| text::bounded(at.clone().key("note"), &n, text::NOTE_MAX))
                 .transpose()?,
             final_score,
             scoring_state: input.scoring_state.unwrap_or_default(),
             evaluator: text::optional(
-                &format!("{at}.evaluator.name"),
+                at.clone().key("evaluator").key("name"),
                 input.evaluator.as_deref(),
                 text::NAME_MAX,
             )?,
@@ -293,7 +309,9 @@ mod tests {
     use crate::test_values::{d, now};
     use proptest::prelude::*;
 
-    const AT: &str = "data.results[0]";
+    fn at() -> FieldPath {
+        FieldPath::ROOT.key("results").index(0)
+    }
 
     fn input(score: &str) -> NewCuppingResult {
         NewCuppingResult {
@@ -313,12 +331,12 @@ mod tests {
     fn result(score: &str, state: ScoringState) -> CuppingResult {
         let mut new = input(score);
         new.scoring_state = Some(state);
-        CuppingResult::new(AT, new, now()).unwrap()
+        CuppingResult::new(&at(), new, now()).unwrap()
     }
 
     #[test]
     fn a_valid_result_is_trimmed_and_included_by_default() {
-        let r = CuppingResult::new(AT, input("86.5"), now()).unwrap();
+        let r = CuppingResult::new(&at(), input("86.5"), now()).unwrap();
         assert_eq!(r.final_score.value(), d("86.5"));
         assert_eq!(r.scoring_state, ScoringState::Included);
         assert_eq!(r.evaluator.as_deref(), Some("Ana"));
@@ -339,11 +357,11 @@ mod tests {
     #[test]
     fn scores_outside_0_to_100_are_invalid_parameters() {
         for bad in ["-0.01", "100.01", "100.004", "-1000"] {
-            let err = CuppingResult::new(AT, input(bad), now()).unwrap_err();
+            let err = CuppingResult::new(&at(), input(bad), now()).unwrap_err();
             assert_eq!(
                 err,
                 ResultError::ScoreOutOfRange {
-                    field: "data.results[0].finalScore".into(),
+                    field: FieldPath::from("results[0].finalScore"),
                     value: d(bad)
                 }
             );
@@ -371,11 +389,11 @@ mod tests {
     fn a_missing_final_score_is_a_missing_parameter() {
         let mut new = input("80");
         new.final_score = None;
-        let err = CuppingResult::new(AT, new, now()).unwrap_err();
+        let err = CuppingResult::new(&at(), new, now()).unwrap_err();
         assert_eq!(
             err,
             ResultError::Missing {
-                field: "data.results[0].finalScore".into()
+                field: FieldPath::from("results[0].finalScore")
             }
         );
         assert_eq!(err.violation(), Violation::MissingParameter);
@@ -386,17 +404,17 @@ mod tests {
         let mut new = input("80");
         new.sensorial_attributes[0].score = None;
         assert_eq!(
-            CuppingResult::new(AT, new, now()),
+            CuppingResult::new(&at(), new, now()),
             Err(ResultError::Missing {
-                field: "data.results[0].sensorialAttributes[0].score".into()
+                field: FieldPath::from("results[0].sensorialAttributes[0].score")
             })
         );
         let mut new = input("80");
         new.sensorial_attributes[0].score = Some(d("101"));
         assert_eq!(
-            CuppingResult::new(AT, new, now()),
+            CuppingResult::new(&at(), new, now()),
             Err(ResultError::ScoreOutOfRange {
-                field: "data.results[0].sensorialAttributes[0].score".into(),
+                field: FieldPath::from("results[0].sensorialAttributes[0].score"),
                 value: d("101")
             })
         );
@@ -413,19 +431,19 @@ mod tests {
             .map(|i| attribute(&format!("a{i}")))
             .collect();
         assert_eq!(
-            CuppingResult::new(AT, new, now()),
+            CuppingResult::new(&at(), new, now()),
             Err(ResultError::TooManyAttributes {
-                field: "data.results[0].sensorialAttributes".into(),
+                field: FieldPath::from("results[0].sensorialAttributes"),
                 count: 51
             })
         );
         let mut new = input("80");
         new.sensorial_attributes = vec![attribute("Body"), attribute(" body ")];
-        let err = CuppingResult::new(AT, new, now()).unwrap_err();
+        let err = CuppingResult::new(&at(), new, now()).unwrap_err();
         assert_eq!(
             err,
             ResultError::DuplicateAttribute {
-                field: "data.results[0].sensorialAttributes[1].name".into(),
+                field: FieldPath::from("results[0].sensorialAttributes[1].name"),
                 name: "body".into()
             }
         );
@@ -433,7 +451,7 @@ mod tests {
         let mut new = input("80");
         new.sensorial_attributes = vec![attribute("  ")];
         assert!(matches!(
-            CuppingResult::new(AT, new, now()),
+            CuppingResult::new(&at(), new, now()),
             Err(ResultError::Text(TextError::Empty { .. }))
         ));
     }
@@ -443,13 +461,15 @@ mod tests {
         let mut new = input("80");
         new.evaluator = Some("x".repeat(text::NAME_MAX + 1));
         assert!(matches!(
-            CuppingResult::new(AT, new, now()),
+            CuppingResult::new(&at(), new, now()),
             Err(ResultError::Text(TextError::TooLong { .. }))
         ));
         let mut new = input("80");
         new.note = Some("x".repeat(text::NOTE_MAX + 1));
         assert_eq!(
-            CuppingResult::new(AT, new, now()).unwrap_err().violation(),
+            CuppingResult::new(&at(), new, now())
+                .unwrap_err()
+                .violation(),
             Violation::InvalidParameter
         );
     }

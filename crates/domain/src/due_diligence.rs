@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::geojson::{Plots, PlotsError, json_string, write_properties};
 use crate::stored_plots::StoredPlots;
 use crate::violation::{BrokenRule, Violation};
@@ -43,7 +44,7 @@ static ALPHA2: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 pub enum DueDiligenceError {
     /// A field breaks its format or range.
     #[error("{field}: {problem}")]
-    Invalid { field: String, problem: String },
+    Invalid { field: FieldPath, problem: String },
     #[error(transparent)]
     Plots(#[from] PlotsError),
     /// Due diligence belongs on the lots where coffee entered the business.
@@ -99,11 +100,19 @@ impl BrokenRule for DueDiligenceError {
             }
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Invalid { field, .. } => field.rebase(base),
+            Self::Plots(e) => e.rebase(base),
+            Self::NotASource { .. } | Self::Incomplete(_) | Self::TooLarge { .. } => {}
+        }
+    }
 }
 
-fn invalid(field: &str, problem: impl Into<String>) -> DueDiligenceError {
+fn invalid(field: &FieldPath, problem: impl Into<String>) -> DueDiligenceError {
     DueDiligenceError::Invalid {
-        field: field.to_owned(),
+        field: field.clone(),
         problem: problem.into(),
     }
 }
@@ -227,7 +236,7 @@ pub struct StatementInput {
     pub role: String,
 }
 
-/// `setDueDiligence`'s `data` as sent, field paths relative to `data`.
+/// `setDueDiligence`'s `data` as sent.
 #[derive(Debug, Clone, Default)]
 pub struct DueDiligenceInput {
     pub country_of_production: String,
@@ -251,7 +260,7 @@ pub struct DueDiligenceDraft {
     pub statements: Vec<Statement>,
 }
 
-fn country(code: &str, field: &str) -> Result<String, DueDiligenceError> {
+fn country(code: &str, field: &FieldPath) -> Result<String, DueDiligenceError> {
     if code.len() == 2 && ALPHA2.contains(code) {
         Ok(code.to_owned())
     } else {
@@ -264,7 +273,7 @@ fn country(code: &str, field: &str) -> Result<String, DueDiligenceError> {
     }
 }
 
-fn date(text: &str, field: &str) -> Result<NaiveDate, DueDiligenceError> {
+fn date(text: &str, field: &FieldPath) -> Result<NaiveDate, DueDiligenceError> {
     let parsed = (text.len() == 10)
         .then(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok())
         .flatten();
@@ -273,7 +282,7 @@ fn date(text: &str, field: &str) -> Result<NaiveDate, DueDiligenceError> {
 
 fn bounded(
     text: Option<String>,
-    field: &str,
+    field: &FieldPath,
     max: usize,
 ) -> Result<Option<String>, DueDiligenceError> {
     match text {
@@ -288,7 +297,7 @@ fn bounded(
     }
 }
 
-fn reference(text: &str, field: &str) -> Result<String, DueDiligenceError> {
+fn reference(text: &str, field: &FieldPath) -> Result<String, DueDiligenceError> {
     if (1..=REFERENCE_MAX).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_alphanumeric())
     {
         Ok(text.to_owned())
@@ -304,18 +313,18 @@ fn reference(text: &str, field: &str) -> Result<String, DueDiligenceError> {
 fn eu_numbers(
     reference_number: &str,
     verification_number: Option<&str>,
-    field: &str,
+    field: &FieldPath,
 ) -> Result<(), DueDiligenceError> {
     if let Some(problem) = crate::dds::reference_number_problem(reference_number) {
-        return Err(invalid(&format!("{field}.referenceNumber"), problem));
+        return Err(invalid(&field.clone().key("referenceNumber"), problem));
     }
     if let Some(problem) = verification_number.and_then(crate::dds::verification_number_problem) {
-        return Err(invalid(&format!("{field}.verificationNumber"), problem));
+        return Err(invalid(&field.clone().key("verificationNumber"), problem));
     }
     Ok(())
 }
 
-fn list_bound(len: usize, field: &str) -> Result<(), DueDiligenceError> {
+fn list_bound(len: usize, field: &FieldPath) -> Result<(), DueDiligenceError> {
     if len > LIST_MAX {
         return Err(invalid(
             field,
@@ -326,62 +335,70 @@ fn list_bound(len: usize, field: &str) -> Result<(), DueDiligenceError> {
 }
 
 impl DueDiligenceDraft {
-    /// Checks every field of `input`; errors name the field under `data.`.
+    /// Checks every field of `input`; errors name the field by its path in `input`.
     pub fn parse(input: DueDiligenceInput) -> Result<Self, DueDiligenceError> {
-        let country_of_production =
-            country(&input.country_of_production, "data.countryOfProduction")?;
-        let from = date(&input.production_from, "data.productionPeriod.from")?;
-        let to = date(&input.production_to, "data.productionPeriod.to")?;
+        let country_of_production = country(
+            &input.country_of_production,
+            &FieldPath::from("countryOfProduction"),
+        )?;
+        let from = date(
+            &input.production_from,
+            &FieldPath::from("productionPeriod.from"),
+        )?;
+        let to = date(
+            &input.production_to,
+            &FieldPath::from("productionPeriod.to"),
+        )?;
         if from > to {
             return Err(invalid(
-                "data.productionPeriod",
+                &FieldPath::from("productionPeriod"),
                 format!("from ({from}) is after to ({to})"),
             ));
         }
-        let plots = Plots::parse(&input.plots, "data.plots")?;
-        crate::eu_geolocation::check_new(&plots, "data.plots")?;
-        list_bound(input.suppliers.len(), "data.suppliers")?;
+        let plots = Plots::parse(&input.plots, "plots")?;
+        crate::eu_geolocation::check_new(&plots, &FieldPath::from("plots"))?;
+        list_bound(input.suppliers.len(), &FieldPath::from("suppliers"))?;
         let suppliers = input
             .suppliers
             .into_iter()
             .enumerate()
             .map(|(i, s)| {
-                let field = format!("data.suppliers[{i}]");
+                let field = FieldPath::ROOT.key("suppliers").index(i);
                 let name = s.name.trim();
                 if name.is_empty() {
-                    return Err(invalid(&format!("{field}.name"), "must not be blank"));
+                    return Err(invalid(&field.clone().key("name"), "must not be blank"));
                 }
                 let name = bounded(
                     Some(name.to_owned()),
-                    &format!("{field}.name"),
+                    &field.clone().key("name"),
                     SUPPLIER_NAME_MAX,
                 )?
                 .unwrap_or_default();
                 Ok(Supplier {
                     name,
-                    address: bounded(s.address, &format!("{field}.address"), SUPPLIER_TEXT_MAX)?,
-                    email: bounded(s.email, &format!("{field}.email"), SUPPLIER_TEXT_MAX)?,
+                    address: bounded(s.address, &field.clone().key("address"), SUPPLIER_TEXT_MAX)?,
+                    email: bounded(s.email, &field.clone().key("email"), SUPPLIER_TEXT_MAX)?,
                     country: s
                         .country
-                        .map(|c| country(&c, &format!("{field}.country")))
+                        .map(|c| country(&c, &field.clone().key("country")))
                         .transpose()?,
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        list_bound(input.statements.len(), "data.statements")?;
+        list_bound(input.statements.len(), &FieldPath::from("statements"))?;
         let mut seen = HashSet::new();
         let statements = input
             .statements
             .into_iter()
             .enumerate()
             .map(|(i, s)| {
-                let field = format!("data.statements[{i}]");
+                let field = FieldPath::ROOT.key("statements").index(i);
                 let reference_number =
-                    reference(&s.reference_number, &format!("{field}.referenceNumber"))?;
+                    reference(&s.reference_number, &field.clone().key("referenceNumber"))?;
                 eu_numbers(&reference_number, s.verification_number.as_deref(), &field)?;
                 if !seen.insert(reference_number.clone()) {
                     return Err(invalid(
-                        &format!("{field}.referenceNumber"),
+                        &field.clone().key("referenceNumber"),
                         format!("`{reference_number}` is listed twice; reference numbers are unique within a lot"),
                     ));
                 }
@@ -389,17 +406,17 @@ impl DueDiligenceDraft {
                     reference_number,
                     verification_number: s
                         .verification_number
-                        .map(|v| reference(&v, &format!("{field}.verificationNumber")))
+                        .map(|v| reference(&v, &field.clone().key("verificationNumber")))
                         .transpose()?,
                     kind: StatementKind::parse(&s.kind).ok_or_else(|| {
                         invalid(
-                            &format!("{field}.kind"),
+                            &field.clone().key("kind"),
                             format!("`{}` is not DDS or SIMPLIFIED_DECLARATION", s.kind),
                         )
                     })?,
                     role: StatementRole::parse(&s.role).ok_or_else(|| {
                         invalid(
-                            &format!("{field}.role"),
+                            &field.clone().key("role"),
                             format!("`{}` is not OWN or UPSTREAM", s.role),
                         )
                     })?,
@@ -413,7 +430,7 @@ impl DueDiligenceDraft {
             || !hs_code.bytes().all(|b| b.is_ascii_digit())
         {
             return Err(invalid(
-                "data.hsCode",
+                &FieldPath::from("hsCode"),
                 format!("`{hs_code}` is not a six-digit HS code of coffee (0901…)"),
             ));
         }
@@ -729,8 +746,8 @@ mod tests {
 
     fn field_of(e: DueDiligenceError) -> String {
         match e {
-            DueDiligenceError::Invalid { field, .. } => field,
-            DueDiligenceError::Plots(p) => p.field,
+            DueDiligenceError::Invalid { field, .. } => field.to_string(),
+            DueDiligenceError::Plots(p) => p.field.to_string(),
             other => panic!("not a field error: {other}"),
         }
     }
@@ -750,56 +767,56 @@ mod tests {
                     country_of_production: "co".to_owned(),
                     ..input()
                 },
-                "data.countryOfProduction",
+                "countryOfProduction",
             ),
             (
                 DueDiligenceInput {
                     country_of_production: "XX".to_owned(),
                     ..input()
                 },
-                "data.countryOfProduction",
+                "countryOfProduction",
             ),
             (
                 DueDiligenceInput {
                     production_from: "2025-13-01".to_owned(),
                     ..input()
                 },
-                "data.productionPeriod.from",
+                "productionPeriod.from",
             ),
             (
                 DueDiligenceInput {
                     production_to: "2025-1-1".to_owned(),
                     ..input()
                 },
-                "data.productionPeriod.to",
+                "productionPeriod.to",
             ),
             (
                 DueDiligenceInput {
                     production_from: "2026-04-01".to_owned(),
                     ..input()
                 },
-                "data.productionPeriod",
+                "productionPeriod",
             ),
             (
                 DueDiligenceInput {
                     hs_code: Some("090211".to_owned()),
                     ..input()
                 },
-                "data.hsCode",
+                "hsCode",
             ),
             (
                 DueDiligenceInput {
                     hs_code: Some("0901".to_owned()),
                     ..input()
                 },
-                "data.hsCode",
+                "hsCode",
             ),
             (
                 DueDiligenceInput {
                     plots: "{}".to_owned(),
                     ..input()
                 },
-                "data.plots.type",
+                "plots.type",
             ),
         ];
         for (bad, field) in cases {
@@ -813,19 +830,19 @@ mod tests {
         twice.statements.push(twice.statements[0].clone());
         assert_eq!(
             field_of(DueDiligenceDraft::parse(twice).unwrap_err()),
-            "data.statements[1].referenceNumber"
+            "statements[1].referenceNumber"
         );
         let mut dashed = input();
         dashed.statements[0].reference_number = "25-NL".to_owned();
         assert_eq!(
             field_of(DueDiligenceDraft::parse(dashed).unwrap_err()),
-            "data.statements[0].referenceNumber"
+            "statements[0].referenceNumber"
         );
         let mut kind = input();
         kind.statements[0].kind = "dds".to_owned();
         assert_eq!(
             field_of(DueDiligenceDraft::parse(kind).unwrap_err()),
-            "data.statements[0].kind"
+            "statements[0].kind"
         );
     }
 
@@ -835,7 +852,7 @@ mod tests {
         long.suppliers[0].name = "x".repeat(SUPPLIER_NAME_MAX + 1);
         assert_eq!(
             field_of(DueDiligenceDraft::parse(long).unwrap_err()),
-            "data.suppliers[0].name"
+            "suppliers[0].name"
         );
     }
 

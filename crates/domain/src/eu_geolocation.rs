@@ -9,6 +9,7 @@
 //!
 //! The rule for everything Roastery writes, RFC 7946 §3.1.6 winding, is `geojson`'s.
 
+use crate::field::FieldPath;
 use crate::geojson::{Geometry, Plot, Plots, PlotsError, Position, parse_scaled};
 
 /// Units of 10⁻³⁰ per 10⁻⁶ degree: the IS keeps 6 decimals.
@@ -59,12 +60,16 @@ pub fn problems(plots: &Plots) -> Vec<GeoProblem> {
     found
 }
 
-/// The first EU rule new plots break, as a field error under `field` (`data.plots`).
-pub fn check_new(plots: &Plots, field: &str) -> Result<(), PlotsError> {
+/// The first EU rule new plots break, as a field error under `field` (`plots`).
+pub fn check_new(plots: &Plots, field: &FieldPath) -> Result<(), PlotsError> {
     match problems(plots).into_iter().next() {
         None => Ok(()),
         Some(p) => Err(PlotsError {
-            field: format!("{field}.features[{}].{}", p.feature, p.field),
+            field: field
+                .clone()
+                .key("features")
+                .index(p.feature)
+                .join(&FieldPath::from(p.field)),
             problem: p.message,
         }),
     }
@@ -172,7 +177,7 @@ mod tests {
     use crate::geojson::{needs_reversal, winding};
 
     fn plots(json: &str) -> Plots {
-        Plots::parse(json, "data.plots").unwrap()
+        Plots::parse(json, "plots").unwrap()
     }
 
     fn feature(geometry: &str, properties: &str) -> String {
@@ -260,8 +265,11 @@ mod tests {
         assert!(problems(&plots(&feature(point, r#"{"Area":4}"#))).is_empty());
         let small = problems(&plots(&feature(point, r#"{"Area":0.00009}"#)));
         assert_eq!(small[0].rule, GeoRule::Area);
-        let err =
-            check_new(&plots(&feature(point, r#"{"Area":0.00009}"#)), "data.plots").unwrap_err();
-        assert_eq!(err.field, "data.plots.features[0].properties.Area");
+        let err = check_new(
+            &plots(&feature(point, r#"{"Area":0.00009}"#)),
+            &FieldPath::from("plots"),
+        )
+        .unwrap_err();
+        assert_eq!(err.field.to_string(), "plots.features[0].properties.Area");
     }
 }

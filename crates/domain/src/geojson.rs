@@ -16,6 +16,7 @@ use std::ops::Bound;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::field::FieldPath;
 use crate::violation::{BrokenRule, Violation};
 
 /// Decimal places a coordinate may carry.
@@ -38,12 +39,12 @@ pub const MAX_NUMBER_CHARS: usize = 64;
 
 const SCALE: i128 = 10_i128.pow(SCALE_DIGITS);
 
-/// A broken rule of the plots: always a malformed field, named by its full path.
+/// A broken rule of the plots: always a malformed field, named by its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {problem}")]
 pub struct PlotsError {
-    /// The path of the field, e.g. `data.plots.features[2].geometry.coordinates`.
-    pub field: String,
+    /// The path of the field, e.g. `plots.features[2].geometry.coordinates`.
+    pub field: FieldPath,
     pub problem: String,
 }
 
@@ -51,11 +52,15 @@ impl BrokenRule for PlotsError {
     fn violation(&self) -> Violation {
         Violation::InvalidParameter
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        self.field.rebase(base);
+    }
 }
 
-fn err(field: &str, problem: impl Into<String>) -> PlotsError {
+fn err(field: &FieldPath, problem: impl Into<String>) -> PlotsError {
     PlotsError {
-        field: field.to_owned(),
+        field: field.clone(),
         problem: problem.into(),
     }
 }
@@ -482,14 +487,22 @@ impl StoredGeometry {
     }
 }
 
-fn object<'a, T: Deserialize<'a>>(raw: &'a str, field: &str, what: &str) -> Result<T, PlotsError> {
+fn object<'a, T: Deserialize<'a>>(
+    raw: &'a str,
+    field: &FieldPath,
+    what: &str,
+) -> Result<T, PlotsError> {
     if !raw.trim_start().starts_with('{') {
         return Err(err(field, format!("must be {what}")));
     }
     serde_json::from_str(raw).map_err(|e| err(field, format!("must be {what}: {e}")))
 }
 
-fn array<'a>(raw: &'a RawValue, field: &str, what: &str) -> Result<Vec<&'a RawValue>, PlotsError> {
+fn array<'a>(
+    raw: &'a RawValue,
+    field: &FieldPath,
+    what: &str,
+) -> Result<Vec<&'a RawValue>, PlotsError> {
     if !raw.get().trim_start().starts_with('[') {
         return Err(err(field, format!("{what} must be an array")));
     }
@@ -598,7 +611,7 @@ fn in_range(value: i128, degrees: i128) -> bool {
     (limit.saturating_neg()..=limit).contains(&value)
 }
 
-fn position(raw: &RawValue, field: &str, at: &str) -> Result<Position, PlotsError> {
+fn position(raw: &RawValue, field: &FieldPath, at: &str) -> Result<Position, PlotsError> {
     let values = array(raw, field, &format!("position {at}"))?;
     if !(2..=3).contains(&values.len()) {
         return Err(err(
@@ -655,7 +668,7 @@ fn position(raw: &RawValue, field: &str, at: &str) -> Result<Position, PlotsErro
     })
 }
 
-fn positions(raw: &RawValue, field: &str, at: &str) -> Result<Vec<Position>, PlotsError> {
+fn positions(raw: &RawValue, field: &FieldPath, at: &str) -> Result<Vec<Position>, PlotsError> {
     array(raw, field, &format!("coordinates{at}"))?
         .into_iter()
         .enumerate()
@@ -663,7 +676,7 @@ fn positions(raw: &RawValue, field: &str, at: &str) -> Result<Vec<Position>, Plo
         .collect()
 }
 
-fn ring(raw: &RawValue, field: &str, at: &str) -> Result<Ring, PlotsError> {
+fn ring(raw: &RawValue, field: &FieldPath, at: &str) -> Result<Ring, PlotsError> {
     // Counted before any position is read: a ring over the limit costs one pass of the JSON.
     let raw_positions = array(raw, field, &format!("coordinates{at}"))?;
     if raw_positions.len() > MAX_RING_POSITIONS {
@@ -706,7 +719,7 @@ fn ring(raw: &RawValue, field: &str, at: &str) -> Result<Ring, PlotsError> {
     Ok(ring)
 }
 
-fn polygon(raw: &RawValue, field: &str, at: &str) -> Result<Vec<Ring>, PlotsError> {
+fn polygon(raw: &RawValue, field: &FieldPath, at: &str) -> Result<Vec<Ring>, PlotsError> {
     let rings = array(raw, field, &format!("coordinates{at}"))?;
     if rings.is_empty() {
         return Err(err(field, format!("polygon {at} has no ring")));
@@ -718,15 +731,15 @@ fn polygon(raw: &RawValue, field: &str, at: &str) -> Result<Vec<Ring>, PlotsErro
         .collect()
 }
 
-fn geometry(raw: &RawValue, field: &str) -> Result<Geometry, PlotsError> {
+fn geometry(raw: &RawValue, field: &FieldPath) -> Result<Geometry, PlotsError> {
     let g: GeometryIn = object(raw.get(), field, "a GeoJSON geometry object")?;
-    let kind_field = format!("{field}.type");
+    let kind_field = field.clone().key("type");
     let kind = g.kind.ok_or_else(|| err(&kind_field, "is required"))?;
-    let coords_field = format!("{field}.coordinates");
+    let coords_field = field.clone().key("coordinates");
     let coords = g
         .coordinates
         .ok_or_else(|| err(&coords_field, "is required"))?;
-    let f = coords_field.as_str();
+    let f = &coords_field;
     Ok(match kind.as_str() {
         "Point" => Geometry::Point(position(coords, f, "")?),
         "MultiPoint" => {
@@ -762,28 +775,28 @@ fn geometry(raw: &RawValue, field: &str) -> Result<Geometry, PlotsError> {
     })
 }
 
-fn plot(raw: &RawValue, field: &str) -> Result<Plot, PlotsError> {
+fn plot(raw: &RawValue, field: &FieldPath) -> Result<Plot, PlotsError> {
     let f: FeatureIn = object(raw.get(), field, "a GeoJSON Feature object")?;
     if f.kind.as_deref() != Some("Feature") {
-        return Err(err(&format!("{field}.type"), "must be \"Feature\""));
+        return Err(err(&field.clone().key("type"), "must be \"Feature\""));
     }
-    let geometry_field = format!("{field}.geometry");
+    let geometry_field = field.clone().key("geometry");
     let geometry = match f.geometry {
         Some(g) if g.get().trim() != "null" => geometry(g, &geometry_field)?,
         _ => return Err(err(&geometry_field, "is required")),
     };
-    let properties_field = format!("{field}.properties");
+    let properties_field = field.clone().key("properties");
     let properties: BTreeMap<String, Box<RawValue>> = match f.properties {
         Some(p) if p.get().trim() != "null" => object(p.get(), &properties_field, "an object")?,
         _ => BTreeMap::new(),
     };
     for (name, value) in &properties {
         if let Some(problem) = kept_json_problem(value.get()) {
-            return Err(err(&format!("{properties_field}.{name}"), problem));
+            return Err(err(&properties_field.clone().key(name.clone()), problem));
         }
     }
     if matches!(geometry, Geometry::Point(_) | Geometry::MultiPoint(_)) {
-        let area_field = format!("{properties_field}.Area");
+        let area_field = properties_field.key("Area");
         // Absent, the EU information system reads 4 ha.
         if let Some(area) = properties.get("Area") {
             let text =
@@ -809,16 +822,17 @@ fn plot(raw: &RawValue, field: &str) -> Result<Plot, PlotsError> {
 
 impl Plots {
     /// Parses and checks a `FeatureCollection`'s JSON text; `field` names it in errors
-    /// (`data.plots`).
-    pub fn parse(json: &str, field: &str) -> Result<Self, PlotsError> {
+    /// (`plots`).
+    pub fn parse(json: &str, field: impl Into<FieldPath>) -> Result<Self, PlotsError> {
+        let field = &field.into();
         let c: CollectionIn = object(json, field, "a GeoJSON FeatureCollection object")?;
         if c.kind.as_deref() != Some("FeatureCollection") {
             return Err(err(
-                &format!("{field}.type"),
+                &field.clone().key("type"),
                 "must be \"FeatureCollection\"",
             ));
         }
-        let features_field = format!("{field}.features");
+        let features_field = field.clone().key("features");
         let features = c
             .features
             .ok_or_else(|| err(&features_field, "is required"))?;
@@ -836,7 +850,7 @@ impl Plots {
             .into_iter()
             .enumerate()
             .map(|(i, f)| {
-                let plot = plot(f, &format!("{features_field}[{i}]"))?;
+                let plot = plot(f, &features_field.clone().index(i))?;
                 positions = positions.saturating_add(plot.geometry.position_count());
                 if positions > MAX_POSITIONS {
                     return Err(err(
@@ -1269,12 +1283,15 @@ mod tests {
     #[test]
     fn a_ring_over_the_limit_is_refused_naming_the_limit() {
         let n = MAX_RING_POSITIONS as i64;
-        let e = Plots::parse(&polygon_json(&ring_json(&zigzag(n, 1))), "data.plots").unwrap_err();
-        assert_eq!(e.field, "data.plots.features[0].geometry.coordinates");
+        let e = Plots::parse(&polygon_json(&ring_json(&zigzag(n, 1))), "plots").unwrap_err();
+        assert_eq!(
+            e.field.to_string(),
+            "plots.features[0].geometry.coordinates"
+        );
         assert!(e.problem.contains(&MAX_RING_POSITIONS.to_string()), "{e}");
         let fits = zigzag(n - 3, 1);
         assert_eq!(fits.len(), MAX_RING_POSITIONS);
-        assert!(Plots::parse(&polygon_json(&ring_json(&fits)), "data.plots").is_ok());
+        assert!(Plots::parse(&polygon_json(&ring_json(&fits)), "plots").is_ok());
     }
 
     #[test]
@@ -1284,12 +1301,13 @@ mod tests {
                 r#"{{"type":"FeatureCollection","features":[{{"type":"Feature","geometry":{{"type":"Point","coordinates":[38.5,6.25,{alt}]}},"properties":{{"Area":1}}}}]}}"#
             )
         };
-        assert!(Plots::parse(&with_altitude("1850.5"), "data.plots").is_ok());
-        assert!(Plots::parse(&with_altitude("1e300"), "data.plots").is_ok());
+        assert!(Plots::parse(&with_altitude("1850.5"), "plots").is_ok());
+        assert!(Plots::parse(&with_altitude("1e300"), "plots").is_ok());
         for bad in ["1e999999".to_owned(), "9".repeat(5_000), "1e309".to_owned()] {
-            let e = Plots::parse(&with_altitude(&bad), "data.plots").unwrap_err();
+            let e = Plots::parse(&with_altitude(&bad), "plots").unwrap_err();
             assert_eq!(
-                e.field, "data.plots.features[0].geometry.coordinates",
+                e.field.to_string(),
+                "plots.features[0].geometry.coordinates",
                 "{bad}"
             );
         }
@@ -1304,7 +1322,7 @@ mod tests {
             r#"[1.5e10, {"a": -2}]"#,
         ] {
             assert!(
-                Plots::parse(&with_property(good), "data.plots").is_ok(),
+                Plots::parse(&with_property(good), "plots").is_ok(),
                 "{good}"
             );
         }
@@ -1314,9 +1332,10 @@ mod tests {
             r#""\ud800\u0041""#,
             r#"{"a": 1e999999}"#,
         ] {
-            let e = Plots::parse(&with_property(bad), "data.plots").unwrap_err();
+            let e = Plots::parse(&with_property(bad), "plots").unwrap_err();
             assert_eq!(
-                e.field, "data.plots.features[0].properties.ProducerName",
+                e.field.to_string(),
+                "plots.features[0].properties.ProducerName",
                 "{bad}"
             );
         }
@@ -1378,31 +1397,31 @@ mod tests {
 
     #[test]
     fn a_square_plot_is_answered_with_its_digits() {
-        let plots = Plots::parse(square(), "data.plots").unwrap();
+        let plots = Plots::parse(square(), "plots").unwrap();
         assert_eq!(plots.features.len(), 1);
         let json = plots.to_json();
         assert!(json.contains("[-75.0,4.1]"), "{json}");
         assert!(json.contains(r#""ProducerName":"Finca A""#), "{json}");
-        let again = Plots::parse(&json, "data.plots").unwrap();
+        let again = Plots::parse(&json, "plots").unwrap();
         assert_eq!(again, plots);
     }
 
     #[test]
     fn a_bow_tie_ring_crosses_itself() {
-        let e = Plots::parse(
-            &polygon_json("[[0,0],[1,1],[1,0],[0,1],[0,0]]"),
-            "data.plots",
-        )
-        .unwrap_err();
-        assert_eq!(e.field, "data.plots.features[0].geometry.coordinates");
+        let e =
+            Plots::parse(&polygon_json("[[0,0],[1,1],[1,0],[0,1],[0,0]]"), "plots").unwrap_err();
+        assert_eq!(
+            e.field.to_string(),
+            "plots.features[0].geometry.coordinates"
+        );
         assert!(e.problem.contains("crosses itself"), "{e}");
     }
 
     #[test]
     fn an_open_ring_is_refused() {
-        let e = Plots::parse(&polygon_json("[[0,0],[1,0],[1,1],[0,1]]"), "data.plots").unwrap_err();
+        let e = Plots::parse(&polygon_json("[[0,0],[1,0],[1,1],[0,1]]"), "plots").unwrap_err();
         assert!(e.problem.contains("not closed"), "{e}");
-        let e = Plots::parse(&polygon_json("[[0,0],[1,0],[0,0]]"), "data.plots").unwrap_err();
+        let e = Plots::parse(&polygon_json("[[0,0],[1,0],[0,0]]"), "plots").unwrap_err();
         assert!(e.problem.contains("at least 4"), "{e}");
     }
 
@@ -1410,46 +1429,53 @@ mod tests {
     fn a_ring_touching_itself_at_a_vertex_crosses_itself() {
         // A figure eight through (1,1).
         let ring = "[[0,0],[1,1],[2,0],[2,2],[1,1],[0,2],[0,0]]";
-        assert!(Plots::parse(&polygon_json(ring), "data.plots").is_err());
+        assert!(Plots::parse(&polygon_json(ring), "plots").is_err());
     }
 
     #[test]
     fn a_ring_doubling_back_crosses_itself() {
         let ring = "[[0,0],[2,0],[1,0],[1,1],[0,0]]";
-        assert!(Plots::parse(&polygon_json(ring), "data.plots").is_err());
+        assert!(Plots::parse(&polygon_json(ring), "plots").is_err());
     }
 
     #[test]
     fn a_point_needs_an_area_of_at_most_four_hectares() {
-        assert!(Plots::parse(&point_json("4"), "data.plots").is_ok());
-        assert!(Plots::parse(&point_json("0.25"), "data.plots").is_ok());
+        assert!(Plots::parse(&point_json("4"), "plots").is_ok());
+        assert!(Plots::parse(&point_json("0.25"), "plots").is_ok());
         for area in ["5", "4.000000000000000000000000000001", "0", "-1", "\"2\""] {
-            let e = Plots::parse(&point_json(area), "data.plots").unwrap_err();
-            assert_eq!(e.field, "data.plots.features[0].properties.Area", "{area}");
+            let e = Plots::parse(&point_json(area), "plots").unwrap_err();
+            assert_eq!(
+                e.field.to_string(),
+                "plots.features[0].properties.Area",
+                "{area}"
+            );
         }
     }
 
     #[test]
     fn coordinates_out_of_range_name_the_field() {
         let json = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[6.25,180.5]},"properties":{"Area":1}}]}"#;
-        let e = Plots::parse(json, "data.plots").unwrap_err();
-        assert_eq!(e.field, "data.plots.features[0].geometry.coordinates");
+        let e = Plots::parse(json, "plots").unwrap_err();
+        assert_eq!(
+            e.field.to_string(),
+            "plots.features[0].geometry.coordinates"
+        );
         assert!(e.problem.contains("latitude"), "{e}");
     }
 
     #[test]
     fn other_geometries_and_shapes_are_refused() {
         let line = r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":{}}]}"#;
-        let e = Plots::parse(line, "data.plots").unwrap_err();
-        assert_eq!(e.field, "data.plots.features[0].geometry.type");
+        let e = Plots::parse(line, "plots").unwrap_err();
+        assert_eq!(e.field.to_string(), "plots.features[0].geometry.type");
         let empty = r#"{"type":"FeatureCollection","features":[]}"#;
         assert_eq!(
-            Plots::parse(empty, "data.plots").unwrap_err().field,
-            "data.plots.features"
+            Plots::parse(empty, "plots").unwrap_err().field.to_string(),
+            "plots.features"
         );
         assert_eq!(
-            Plots::parse("[]", "data.plots").unwrap_err().field,
-            "data.plots"
+            Plots::parse("[]", "plots").unwrap_err().field.to_string(),
+            "plots"
         );
     }
 
@@ -1491,7 +1517,7 @@ mod tests {
                 .collect();
             positions.push("[0.000,0.000]".to_owned());
             let json = polygon_json(&format!("[{}]", positions.join(",")));
-            let parsed = Plots::parse(&json, "data.plots");
+            let parsed = Plots::parse(&json, "plots");
             prop_assert!(parsed.is_ok(), "{:?} {}", parsed, json);
         }
 
@@ -1500,8 +1526,8 @@ mod tests {
             let (x1, y1) = (x + side, y + side);
             let bow_tie = format!("[[{x},{y}],[{x1},{y1}],[{x1},{y}],[{x},{y1}],[{x},{y}]]");
             let square = format!("[[{x},{y}],[{x1},{y}],[{x1},{y1}],[{x},{y1}],[{x},{y}]]");
-            prop_assert!(Plots::parse(&polygon_json(&bow_tie), "data.plots").is_err());
-            prop_assert!(Plots::parse(&polygon_json(&square), "data.plots").is_ok());
+            prop_assert!(Plots::parse(&polygon_json(&bow_tie), "plots").is_err());
+            prop_assert!(Plots::parse(&polygon_json(&square), "plots").is_ok());
         }
 
         #[test]
@@ -1572,7 +1598,7 @@ mod tests {
                 r#"{{"type":"FeatureCollection","features":[{{"type":"Feature","geometry":{{"type":"Point","coordinates":[{},{}]}},"properties":{{"Area":1}}}}]}}"#,
                 text(lon), text(lat)
             );
-            let plots = Plots::parse(&json, "data.plots").unwrap();
+            let plots = Plots::parse(&json, "plots").unwrap();
             let expected = format!("[{},{}]", text(lon), text(lat));
             prop_assert!(plots.to_json().contains(&expected));
         }

@@ -13,6 +13,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::green_lot_details::{GreenLotDetails, GreenLotDetailsError};
 use crate::price::{Price, PriceError, RequestedPrice};
 use crate::project::ProjectRef;
@@ -24,7 +25,7 @@ use crate::weight::{RequestedWeight, Weight, WeightError};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GreenLotError {
     #[error("{field} is required")]
-    Missing { field: &'static str },
+    Missing { field: FieldPath },
     #[error(transparent)]
     Text(#[from] TextError),
     #[error(transparent)]
@@ -86,6 +87,15 @@ impl BrokenRule for GreenLotError {
             }
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Missing { field } => field.rebase(base),
+            Self::Text(e) => e.rebase(base),
+            Self::Details(e) => e.rebase(base),
+            _ => {}
+        }
+    }
 }
 
 /// An import parsed from the request (step one of every write): every shape rule (400) is
@@ -106,14 +116,16 @@ impl GreenLotDraft {
         ico_number: Option<&str>,
         details: GreenLotDetails,
     ) -> Result<Self, GreenLotError> {
-        let name = name.ok_or(GreenLotError::Missing { field: "data.name" })?;
-        let external_id = external_id.ok_or(GreenLotError::Missing {
-            field: "data.externalId",
+        let name = name.ok_or_else(|| GreenLotError::Missing {
+            field: FieldPath::from("name"),
+        })?;
+        let external_id = external_id.ok_or_else(|| GreenLotError::Missing {
+            field: FieldPath::from("externalId"),
         })?;
         Ok(Self {
-            name: text::required("data.name", name, text::NAME_MAX)?,
-            external_id: text::required("data.externalId", external_id, text::EXTERNAL_ID_MAX)?,
-            ico_number: text::optional("data.icoNumber", ico_number, text::NAME_MAX)?,
+            name: text::required("name", name, text::NAME_MAX)?,
+            external_id: text::required("externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            ico_number: text::optional("icoNumber", ico_number, text::NAME_MAX)?,
             details: details.validate()?,
         })
     }
@@ -523,9 +535,14 @@ mod tests {
             external_id: None,
             ..input(kg("1"))
         };
-        for (import, field) in [(no_name, "data.name"), (no_external_id, "data.externalId")] {
+        for (import, field) in [(no_name, "name"), (no_external_id, "externalId")] {
             let err = GreenLot::import(import, id(1), 1, at(0)).unwrap_err();
-            assert_eq!(err, GreenLotError::Missing { field });
+            assert_eq!(
+                err,
+                GreenLotError::Missing {
+                    field: FieldPath::from(field)
+                }
+            );
             assert_eq!(err.violation(), Violation::MissingParameter);
         }
     }
@@ -681,12 +698,14 @@ mod tests {
         let details = GreenLotDetails::default;
         assert_eq!(
             GreenLotDraft::parse(None, Some("x"), None, details()).unwrap_err(),
-            GreenLotError::Missing { field: "data.name" }
+            GreenLotError::Missing {
+                field: FieldPath::from("name")
+            }
         );
         assert_eq!(
             GreenLotDraft::parse(Some("n"), None, None, details()).unwrap_err(),
             GreenLotError::Missing {
-                field: "data.externalId"
+                field: FieldPath::from("externalId")
             }
         );
         assert_eq!(

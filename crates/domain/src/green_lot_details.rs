@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use crate::field::FieldPath;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -28,21 +29,30 @@ pub enum GreenLotDetailsError {
     Text(#[from] TextError),
     #[error("{field} holds {count} entries; at most {max} are accepted")]
     TooManyEntries {
-        field: &'static str,
+        field: FieldPath,
         count: usize,
         max: usize,
     },
-    #[error(
-        "data.details.countriesOfOrigin: `{0}` is not an ISO 3166-1 alpha-3 country code (e.g. ETH, COL)"
-    )]
-    UnknownCountry(String),
+    #[error("{field}: `{code}` is not an ISO 3166-1 alpha-3 country code (e.g. ETH, COL)")]
+    UnknownCountry { field: FieldPath, code: String },
 }
 
 impl BrokenRule for GreenLotDetailsError {
     fn violation(&self) -> Violation {
         match self {
             Self::Text(e) => e.violation(),
-            Self::TooManyEntries { .. } | Self::UnknownCountry(_) => Violation::InvalidParameter,
+            Self::TooManyEntries { .. } | Self::UnknownCountry { .. } => {
+                Violation::InvalidParameter
+            }
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::TooManyEntries { field, .. } | Self::UnknownCountry { field, .. } => {
+                field.rebase(base);
+            }
         }
     }
 }
@@ -64,43 +74,43 @@ pub struct GreenLotDetails {
 
 impl GreenLotDetails {
     /// Trims and bounds every text, bounds every list and checks the country codes. Errors name
-    /// the field by its path in the import request (`data.details.varieties[2].name`).
+    /// the field by its path in the import request (`details.varieties[2].name`).
     pub fn validate(self) -> Result<Self, GreenLotDetailsError> {
         Ok(Self {
             note: self
                 .note
-                .map(|n| text::bounded("data.details.note", &n, text::NOTE_MAX))
+                .map(|n| text::bounded("details.note", &n, text::NOTE_MAX))
                 .transpose()?,
-            grade: text::optional("data.details.grade", self.grade.as_deref(), text::NAME_MAX)?,
+            grade: text::optional("details.grade", self.grade.as_deref(), text::NAME_MAX)?,
             crop_year: text::optional(
-                "data.details.cropYear",
+                "details.cropYear",
                 self.crop_year.as_deref(),
                 text::NAME_MAX,
             )?,
             processing_methods: names(
-                "data.details.processingMethods",
-                |i| format!("data.details.processingMethods[{i}]"),
+                FieldPath::from("details.processingMethods"),
+                |list, i| list.index(i),
                 self.processing_methods,
             )?,
             countries_of_origin: countries(self.countries_of_origin)?,
             varieties: names(
-                "data.details.varieties",
-                |i| format!("data.details.varieties[{i}].name"),
+                FieldPath::from("details.varieties"),
+                |list, i| list.index(i).key("name"),
                 self.varieties,
             )?,
             certifications: names(
-                "data.details.certifications",
-                |i| format!("data.details.certifications[{i}].name"),
+                FieldPath::from("details.certifications"),
+                |list, i| list.index(i).key("name"),
                 self.certifications,
             )?,
         })
     }
 }
 
-fn bounded_list(field: &'static str, list: &[String]) -> Result<(), GreenLotDetailsError> {
+fn bounded_list(field: &FieldPath, list: &[String]) -> Result<(), GreenLotDetailsError> {
     if list.len() > LIST_MAX {
         return Err(GreenLotDetailsError::TooManyEntries {
-            field,
+            field: field.clone(),
             count: list.len(),
             max: LIST_MAX,
         });
@@ -110,22 +120,28 @@ fn bounded_list(field: &'static str, list: &[String]) -> Result<(), GreenLotDeta
 
 /// A bounded list of names in `field`; `entry` gives the path of the name at an index.
 fn names(
-    field: &'static str,
-    entry: impl Fn(usize) -> String,
+    field: FieldPath,
+    entry: impl Fn(FieldPath, usize) -> FieldPath,
     list: Vec<String>,
 ) -> Result<Vec<String>, GreenLotDetailsError> {
-    bounded_list(field, &list)?;
+    bounded_list(&field, &list)?;
     list.iter()
         .enumerate()
-        .map(|(i, name)| text::required(&entry(i), name, text::NAME_MAX).map_err(Into::into))
+        .map(|(i, name)| {
+            text::required(entry(field.clone(), i), name, text::NAME_MAX).map_err(Into::into)
+        })
         .collect()
 }
 
 fn countries(list: Vec<String>) -> Result<Vec<String>, GreenLotDetailsError> {
-    bounded_list("data.details.countriesOfOrigin", &list)?;
+    let field = FieldPath::from("details.countriesOfOrigin");
+    bounded_list(&field, &list)?;
     for code in &list {
         if !ALPHA3.contains(code.as_str()) {
-            return Err(GreenLotDetailsError::UnknownCountry(code.clone()));
+            return Err(GreenLotDetailsError::UnknownCountry {
+                field,
+                code: code.clone(),
+            });
         }
     }
     Ok(list)
@@ -166,7 +182,13 @@ mod tests {
             }
             .validate()
             .unwrap_err();
-            assert_eq!(err, GreenLotDetailsError::UnknownCountry(bad.into()));
+            assert_eq!(
+                err,
+                GreenLotDetailsError::UnknownCountry {
+                    field: FieldPath::from("details.countriesOfOrigin"),
+                    code: bad.into()
+                }
+            );
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -185,7 +207,7 @@ mod tests {
         assert_eq!(
             err,
             GreenLotDetailsError::Text(TextError::Empty {
-                field: "data.details.varieties[1].name".into()
+                field: FieldPath::from("details.varieties[1].name")
             })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);
@@ -193,7 +215,7 @@ mod tests {
         assert_eq!(
             err,
             GreenLotDetailsError::Text(TextError::TooLong {
-                field: "data.details.grade".into(),
+                field: FieldPath::from("details.grade"),
                 max: text::NAME_MAX
             })
         );
@@ -210,10 +232,8 @@ mod tests {
         .unwrap_err();
         assert!(matches!(
             err,
-            GreenLotDetailsError::TooManyEntries {
-                field: "data.details.certifications",
-                ..
-            }
+            GreenLotDetailsError::TooManyEntries { ref field, .. }
+                if *field == FieldPath::from("details.certifications")
         ));
     }
 }

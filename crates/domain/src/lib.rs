@@ -34,6 +34,7 @@ pub mod epcis;
 pub mod epcis_hash;
 pub mod eu_geolocation;
 pub mod event;
+pub mod field;
 pub mod geojson;
 pub mod green_lot;
 pub mod green_lot_details;
@@ -66,4 +67,5 @@ pub mod violation;
 pub mod webhook;
 pub mod weight;
 
+pub use field::FieldPath;
 pub use violation::{BrokenRule, Violation};

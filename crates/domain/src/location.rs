@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -26,6 +27,12 @@ impl BrokenRule for LocationError {
             Self::DuplicateExternalId(_) => Violation::Conflict,
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        if let Self::Text(e) = self {
+            e.rebase(base);
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,8 +54,8 @@ impl Location {
     ) -> Result<Self, LocationError> {
         Ok(Self {
             id,
-            name: text::required("data.name", name, text::NAME_MAX)?,
-            external_id: text::optional("data.externalId", external_id, text::EXTERNAL_ID_MAX)?,
+            name: text::required("name", name, text::NAME_MAX)?,
+            external_id: text::optional("externalId", external_id, text::EXTERNAL_ID_MAX)?,
             created_at: now,
         })
     }

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::stock::{LotKind, Stock, StockError};
 use crate::violation::{BrokenRule, Violation};
 use crate::weight::{RequestedWeight, Weight};
@@ -49,11 +50,11 @@ pub struct UsedSource<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
     #[error("{field} must list at least one lot")]
-    Empty { field: &'static str },
+    Empty { field: FieldPath },
     #[error("{field} lists {count} lots; at most {MAX_SOURCES} are accepted")]
-    TooMany { field: &'static str, count: usize },
+    TooMany { field: FieldPath, count: usize },
     #[error("{field} lists lot {id} more than once; give each lot once with its whole used weight")]
-    Duplicate { field: &'static str, id: Uuid },
+    Duplicate { field: FieldPath, id: Uuid },
     #[error("{} {id} does not exist", noun(*kind))]
     NotFound { kind: LotKind, id: Uuid },
     #[error("{} {id}: {error}", noun(*kind))]
@@ -74,6 +75,15 @@ impl BrokenRule for SourceError {
             Self::Stock { error, .. } => error.violation(),
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Empty { field } | Self::TooMany { field, .. } | Self::Duplicate { field, .. } => {
+                field.rebase(base);
+            }
+            Self::NotFound { .. } | Self::Stock { .. } => {}
+        }
+    }
 }
 
 fn noun(kind: LotKind) -> &'static str {
@@ -85,31 +95,33 @@ fn noun(kind: LotKind) -> &'static str {
 }
 
 /// The request field that lists sources of `kind`.
-pub fn field(kind: LotKind) -> &'static str {
-    match kind {
-        LotKind::Green => "data.greenLots",
-        LotKind::Roasted => "data.roastedLots",
-        LotKind::Blended => "data.blendedLots",
-    }
+pub fn field(kind: LotKind) -> FieldPath {
+    FieldPath::ROOT.key(match kind {
+        LotKind::Green => "greenLots",
+        LotKind::Roasted => "roastedLots",
+        LotKind::Blended => "blendedLots",
+    })
 }
 
 /// Checks the ids of a source list before anything is loaded: at least one, at most
 /// [`MAX_SOURCES`], none twice. These are shape errors (400), so they come before any lookup.
 pub fn check_source_ids(kind: LotKind, ids: &[Uuid]) -> Result<(), SourceError> {
-    let field = field(kind);
     if ids.is_empty() {
-        return Err(SourceError::Empty { field });
+        return Err(SourceError::Empty { field: field(kind) });
     }
     if ids.len() > MAX_SOURCES {
         return Err(SourceError::TooMany {
-            field,
+            field: field(kind),
             count: ids.len(),
         });
     }
     let mut seen = HashSet::with_capacity(ids.len());
     for id in ids {
         if !seen.insert(*id) {
-            return Err(SourceError::Duplicate { field, id: *id });
+            return Err(SourceError::Duplicate {
+                field: field(kind),
+                id: *id,
+            });
         }
     }
     Ok(())
@@ -185,13 +197,13 @@ mod tests {
         assert_eq!(
             check_source_ids(LotKind::Green, &[]),
             Err(SourceError::Empty {
-                field: "data.greenLots"
+                field: FieldPath::from("greenLots")
             })
         );
         assert_eq!(
             check_source_ids(LotKind::Roasted, &[a, a]),
             Err(SourceError::Duplicate {
-                field: "data.roastedLots",
+                field: FieldPath::from("roastedLots"),
                 id: a
             })
         );

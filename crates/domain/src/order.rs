@@ -26,6 +26,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::bulk::{self, Change, ItemFailure, Planned};
+use crate::field::FieldPath;
 use crate::product::{PackageSize, Sku};
 use crate::stock::TypedLotRef;
 use crate::text::{self, TextError};
@@ -126,6 +127,12 @@ impl BrokenRule for OrderError {
             | Self::SkuNotOrdered { .. }
             | Self::AllocationMismatch { .. } => Violation::BusinessRule,
             Self::ShipmentWeight { error, .. } => error.violation(),
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        if let Self::Text(e) = self {
+            e.rebase(base);
         }
     }
 }
@@ -230,12 +237,12 @@ pub struct OrderInput {
 }
 
 impl OrderInput {
-    /// Step one of `setOrders` for the order at `at` in the request (`data[2]`), from its wire
+    /// Step one of `setOrders` for the order at `at` in the request (`[2]`: the batch's third item), from its wire
     /// fields (the customer type parsed by the transport, like every enum name): each item's
     /// SKU, then the texts ([`OrderInput::new`]); all 400, naming the field by its path. Empty
     /// items and quantities are judged later, per item.
     pub fn parse<'a>(
-        at: &str,
+        at: &FieldPath,
         external_id: &str,
         order_date: DateTime<Utc>,
         customer: Option<&str>,
@@ -247,7 +254,7 @@ impl OrderInput {
             .enumerate()
             .map(|(i, (sku, quantity))| {
                 Ok(OrderItem {
-                    sku: Sku::parse_at(&format!("{at}.orderItems[{i}].sku"), sku)?,
+                    sku: Sku::parse_at(at.clone().key("orderItems").index(i).key("sku"), sku)?,
                     quantity,
                 })
             })
@@ -258,7 +265,7 @@ impl OrderInput {
     /// Refuses blank or overlong text (400 `invalid_parameter`), naming it by its path under
     /// `at`. Empty items and quantities are judged later, per item.
     pub fn new(
-        at: &str,
+        at: &FieldPath,
         external_id: &str,
         order_date: DateTime<Utc>,
         customer: Option<&str>,
@@ -267,12 +274,12 @@ impl OrderInput {
     ) -> Result<Self, OrderError> {
         Ok(Self {
             external_id: text::required(
-                &format!("{at}.externalId"),
+                at.clone().key("externalId"),
                 external_id,
                 text::EXTERNAL_ID_MAX,
             )?,
             order_date,
-            customer: text::optional(&format!("{at}.customer"), customer, text::NAME_MAX)?,
+            customer: text::optional(at.clone().key("customer"), customer, text::NAME_MAX)?,
             customer_type,
             items,
         })
@@ -576,7 +583,7 @@ mod tests {
 
     fn input(external_id: &str, items: Vec<OrderItem>) -> OrderInput {
         OrderInput::new(
-            "data[0]",
+            &FieldPath::ROOT.index(0),
             external_id,
             at(100),
             Some("Café Nord"),
@@ -589,7 +596,7 @@ mod tests {
     #[test]
     fn parsing_an_order_checks_skus_then_texts_naming_their_paths() {
         let parsed = OrderInput::parse(
-            "data[0]",
+            &FieldPath::ROOT.index(0),
             "O-1",
             at(0),
             Some(" Café Nord "),
@@ -601,29 +608,44 @@ mod tests {
         assert_eq!(parsed.customer_type(), Some(CustomerType::Retail));
         assert_eq!(parsed.items(), [item("GUJI-250", 2), item("HUILA-1K", 0)]);
         // A quantity of zero is judged later, per item; the empty list too.
-        assert!(OrderInput::parse("data[0]", "O-1", at(0), None, None, []).is_ok());
-        let err =
-            OrderInput::parse("data[3]", " ", at(0), None, None, [("A", 1), (" ", 1)]).unwrap_err();
+        assert!(OrderInput::parse(&FieldPath::ROOT.index(0), "O-1", at(0), None, None, []).is_ok());
+        let err = OrderInput::parse(
+            &FieldPath::ROOT.index(3),
+            " ",
+            at(0),
+            None,
+            None,
+            [("A", 1), (" ", 1)],
+        )
+        .unwrap_err();
         assert_eq!(
             err,
             OrderError::Text(TextError::Empty {
-                field: "data[3].orderItems[1].sku".into()
+                field: FieldPath::from("[3].orderItems[1].sku")
             })
         );
-        let err =
-            OrderInput::parse("data[3]", " ", at(0), None, None, [("GUJI-250", 1)]).unwrap_err();
+        let err = OrderInput::parse(
+            &FieldPath::ROOT.index(3),
+            " ",
+            at(0),
+            None,
+            None,
+            [("GUJI-250", 1)],
+        )
+        .unwrap_err();
         assert_eq!(
             err,
             OrderError::Text(TextError::Empty {
-                field: "data[3].externalId".into()
+                field: FieldPath::from("[3].externalId")
             })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);
-        let err = OrderInput::parse("data[1]", "O-1", at(0), Some(" "), None, []).unwrap_err();
+        let err = OrderInput::parse(&FieldPath::ROOT.index(1), "O-1", at(0), Some(" "), None, [])
+            .unwrap_err();
         assert_eq!(
             err,
             OrderError::Text(TextError::Empty {
-                field: "data[1].customer".into()
+                field: FieldPath::from("[1].customer")
             })
         );
     }
@@ -769,7 +791,7 @@ mod tests {
     fn an_update_replaces_customer_type_and_items_but_never_the_order_date() {
         let mut order = open_order("o-1");
         let new = OrderInput::new(
-            "data[0]",
+            &FieldPath::ROOT.index(0),
             "o-1",
             at(999),
             None,
@@ -858,10 +880,18 @@ mod tests {
 
     #[test]
     fn blank_external_ids_and_customers_are_invalid_parameters() {
-        let blank_id = OrderInput::new("data[0]", " ", at(0), None, None, vec![]).unwrap_err();
+        let blank_id =
+            OrderInput::new(&FieldPath::ROOT.index(0), " ", at(0), None, None, vec![]).unwrap_err();
         assert_eq!(blank_id.violation(), Violation::InvalidParameter);
-        let blank_customer =
-            OrderInput::new("data[0]", "o-1", at(0), Some(""), None, vec![]).unwrap_err();
+        let blank_customer = OrderInput::new(
+            &FieldPath::ROOT.index(0),
+            "o-1",
+            at(0),
+            Some(""),
+            None,
+            vec![],
+        )
+        .unwrap_err();
         assert_eq!(blank_customer.violation(), Violation::InvalidParameter);
     }
 
@@ -1013,6 +1043,6 @@ mod tests {
                 first_index: 0
             }
         );
-        assert!(failures[4].to_string().contains("data[5]"));
+        assert!(failures[4].to_string().starts_with("[5] (externalId"));
     }
 }

@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::violation::{BrokenRule, Violation};
 
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -21,15 +22,15 @@ pub enum PageError {
     #[error("pagination.limit must be between 1 and {MAX_LIMIT}; {0} was given")]
     LimitOutOfRange(i64),
     #[error("{field} must not be empty")]
-    NoIds { field: &'static str },
+    NoIds { field: FieldPath },
     #[error("{field} holds {count} ids; at most {max} are accepted")]
     TooManyIds {
-        field: &'static str,
+        field: FieldPath,
         count: usize,
         max: usize,
     },
     #[error("{field} lists id {id} more than once")]
-    DuplicateId { field: &'static str, id: Uuid },
+    DuplicateId { field: FieldPath, id: Uuid },
     #[error("the pagination cursor does not belong to this list")]
     ForeignCursor,
 }
@@ -37,6 +38,17 @@ pub enum PageError {
 impl BrokenRule for PageError {
     fn violation(&self) -> Violation {
         Violation::InvalidParameter
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::NoIds { field }
+            | Self::TooManyIds { field, .. }
+            | Self::DuplicateId { field, .. } => {
+                field.rebase(base);
+            }
+            Self::LimitOutOfRange(_) | Self::ForeignCursor => {}
+        }
     }
 }
 
@@ -164,8 +176,8 @@ impl<T> Page<T> {
 }
 
 /// Checks a by-ids read before any lookup, in the order the request lists them: the id filter
-/// (`field` is its path in the request, `params.filter.…`), then the cursor of
-/// `params.pagination`. Returns the index the page starts at.
+/// (`field` is its path in the read's parameters, `filter.…`), then the cursor of
+/// `pagination`. Returns the index the page starts at.
 pub fn check_by_ids(
     field: &'static str,
     ids: &[Uuid],
@@ -178,11 +190,13 @@ pub fn check_by_ids(
 /// Checks an id filter: non-empty, at most `max` ids, none twice.
 pub fn unique_ids(field: &'static str, ids: &[Uuid], max: usize) -> Result<(), PageError> {
     if ids.is_empty() {
-        return Err(PageError::NoIds { field });
+        return Err(PageError::NoIds {
+            field: field.into(),
+        });
     }
     if ids.len() > max {
         return Err(PageError::TooManyIds {
-            field,
+            field: field.into(),
             count: ids.len(),
             max,
         });
@@ -190,7 +204,10 @@ pub fn unique_ids(field: &'static str, ids: &[Uuid], max: usize) -> Result<(), P
     let mut seen = HashSet::with_capacity(ids.len());
     for id in ids {
         if !seen.insert(id) {
-            return Err(PageError::DuplicateId { field, id: *id });
+            return Err(PageError::DuplicateId {
+                field: field.into(),
+                id: *id,
+            });
         }
     }
     Ok(())
@@ -266,12 +283,14 @@ mod tests {
         assert!(unique_ids("ids", &[a], 100).is_ok());
         assert_eq!(
             unique_ids("ids", &[], 100),
-            Err(PageError::NoIds { field: "ids" })
+            Err(PageError::NoIds {
+                field: FieldPath::from("ids")
+            })
         );
         assert_eq!(
             unique_ids("ids", &[a, a], 100),
             Err(PageError::DuplicateId {
-                field: "ids",
+                field: FieldPath::from("ids"),
                 id: a
             })
         );

@@ -18,6 +18,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use crate::decimal;
+use crate::field::FieldPath;
 use crate::stock::{TypedLotRef, UnknownLotType};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
@@ -40,25 +41,25 @@ pub enum PhysicalAnalysisError {
     #[error(transparent)]
     UnknownLotType(#[from] UnknownLotType),
     #[error("{field} is required")]
-    Missing { field: String },
+    Missing { field: FieldPath },
     #[error("{field} must be {range}; {value} was given")]
     OutOfRange {
-        field: String,
+        field: FieldPath,
         range: &'static str,
         value: Decimal,
     },
     #[error("{field} must not be negative; {value} was given")]
-    NegativeCount { field: String, value: i32 },
+    NegativeCount { field: FieldPath, value: i32 },
     #[error("{field} holds {count} entries; at most {max} are accepted")]
     TooMany {
-        field: &'static str,
+        field: FieldPath,
         count: usize,
         max: usize,
     },
     #[error("{field} lists `{value}` more than once")]
-    Duplicate { field: String, value: String },
-    #[error("data.screenSizes percentages add up to {0}; they must not exceed 100")]
-    ScreenSizesOver100(Decimal),
+    Duplicate { field: FieldPath, value: String },
+    #[error("{field} percentages add up to {total}; they must not exceed 100")]
+    ScreenSizesOver100 { field: FieldPath, total: Decimal },
     #[error("{0} does not exist")]
     LotNotFound(TypedLotRef),
 }
@@ -74,8 +75,22 @@ impl BrokenRule for PhysicalAnalysisError {
             | Self::TooMany { .. }
             | Self::Duplicate { .. } => Violation::InvalidParameter,
             // Each percentage is fine on its own; together they break a rule of the business.
-            Self::ScreenSizesOver100(_) => Violation::BusinessRule,
+            Self::ScreenSizesOver100 { .. } => Violation::BusinessRule,
             Self::LotNotFound(_) => Violation::NotFound,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::UnknownLotType(e) => e.rebase(base),
+            Self::Missing { field }
+            | Self::OutOfRange { field, .. }
+            | Self::NegativeCount { field, .. }
+            | Self::TooMany { field, .. }
+            | Self::Duplicate { field, .. }
+            | Self::ScreenSizesOver100 { field, .. } => field.rebase(base),
+            Self::LotNotFound(_) => {}
         }
     }
 }
@@ -180,7 +195,7 @@ impl Range {
 
     /// Checks `value` as given, then rounds it half-even to six decimals; an exclusive lower
     /// bound is checked again after rounding, so that `0.0000001` is not stored as a density of 0.
-    fn check(&self, field: String, value: Decimal) -> Result<Decimal, PhysicalAnalysisError> {
+    fn check(&self, field: FieldPath, value: Decimal) -> Result<Decimal, PhysicalAnalysisError> {
         let above_min = |v: Decimal| {
             if self.min_inclusive {
                 v >= self.min
@@ -227,30 +242,26 @@ impl NewPhysicalAnalysis {
     /// measurement is within its range and rounded, screen sizes and defects are bounded,
     /// distinct and complete, texts are bounded.
     pub fn parse(self) -> Result<PhysicalAnalysisDraft, PhysicalAnalysisError> {
-        let measure = |field: &str, value: Option<Decimal>, range: Range| {
-            value.map(|v| range.check(field.to_owned(), v)).transpose()
+        let measure = |field: &'static str, value: Option<Decimal>, range: Range| {
+            value.map(|v| range.check(field.into(), v)).transpose()
         };
         Ok(PhysicalAnalysisDraft {
             analysis_date: self.analysis_date,
             analysed_lot: self.analysed_lot,
-            moisture: measure("data.moisture", self.moisture, Range::percent())?,
+            moisture: measure("moisture", self.moisture, Range::percent())?,
             water_activity: measure(
-                "data.waterActivity",
+                "waterActivity",
                 self.water_activity,
                 Range::water_activity(),
             )?,
-            density: measure("data.density", self.density, Range::density())?,
+            density: measure("density", self.density, Range::density())?,
             screen_sizes: screen_sizes(self.screen_sizes)?,
             defects: defects(self.defects)?,
             note: self
                 .note
-                .map(|n| text::bounded("data.note", &n, text::NOTE_MAX))
+                .map(|n| text::bounded("note", &n, text::NOTE_MAX))
                 .transpose()?,
-            evaluator: text::optional(
-                "data.evaluator.name",
-                self.evaluator.as_deref(),
-                text::NAME_MAX,
-            )?,
+            evaluator: text::optional("evaluator.name", self.evaluator.as_deref(), text::NAME_MAX)?,
         })
     }
 }
@@ -267,7 +278,10 @@ impl PhysicalAnalysisDraft {
     pub fn record(self, id: Uuid, number: i64) -> Result<PhysicalAnalysis, PhysicalAnalysisError> {
         let total: Decimal = self.screen_sizes.iter().map(|s| s.percentage).sum();
         if total > Decimal::ONE_HUNDRED {
-            return Err(PhysicalAnalysisError::ScreenSizesOver100(total.normalize()));
+            return Err(PhysicalAnalysisError::ScreenSizesOver100 {
+                field: FieldPath::from("screenSizes"),
+                total: total.normalize(),
+            });
         }
         Ok(PhysicalAnalysis {
             id,
@@ -295,7 +309,7 @@ impl PhysicalAnalysis {
 fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAnalysisError> {
     if input.len() > MAX_SCREEN_SIZES {
         return Err(PhysicalAnalysisError::TooMany {
-            field: "data.screenSizes",
+            field: FieldPath::from("screenSizes"),
             count: input.len(),
             max: MAX_SCREEN_SIZES,
         });
@@ -303,15 +317,16 @@ fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAn
     let mut seen = HashSet::with_capacity(input.len());
     let mut sizes = Vec::with_capacity(input.len());
     for (i, entry) in input.into_iter().enumerate() {
-        let size_field = format!("data.screenSizes[{i}].size");
-        let size = text::required(&size_field, &entry.size, SCREEN_SIZE_MAX)?;
+        let at = FieldPath::ROOT.key("screenSizes").index(i);
+        let size_field = at.clone().key("size");
+        let size = text::required(size_field.clone(), &entry.size, SCREEN_SIZE_MAX)?;
         if !seen.insert(size.to_lowercase()) {
             return Err(PhysicalAnalysisError::Duplicate {
                 field: size_field,
                 value: size,
             });
         }
-        let field = format!("data.screenSizes[{i}].percentage");
+        let field = at.key("percentage");
         let percentage = entry
             .percentage
             .ok_or_else(|| PhysicalAnalysisError::Missing {
@@ -326,7 +341,7 @@ fn screen_sizes(input: Vec<NewScreenSize>) -> Result<Vec<ScreenSize>, PhysicalAn
 fn defects(input: Vec<NewDefect>) -> Result<Vec<Defect>, PhysicalAnalysisError> {
     if input.len() > MAX_DEFECTS {
         return Err(PhysicalAnalysisError::TooMany {
-            field: "data.defects",
+            field: FieldPath::from("defects"),
             count: input.len(),
             max: MAX_DEFECTS,
         });
@@ -334,15 +349,16 @@ fn defects(input: Vec<NewDefect>) -> Result<Vec<Defect>, PhysicalAnalysisError> 
     let mut seen = HashSet::with_capacity(input.len());
     let mut defects = Vec::with_capacity(input.len());
     for (i, entry) in input.into_iter().enumerate() {
-        let name_field = format!("data.defects[{i}].name");
-        let name = text::required(&name_field, &entry.name, text::NAME_MAX)?;
+        let at = FieldPath::ROOT.key("defects").index(i);
+        let name_field = at.clone().key("name");
+        let name = text::required(name_field.clone(), &entry.name, text::NAME_MAX)?;
         if !seen.insert(name.to_lowercase()) {
             return Err(PhysicalAnalysisError::Duplicate {
                 field: name_field,
                 value: name,
             });
         }
-        let field = format!("data.defects[{i}].count");
+        let field = at.key("count");
         let count = match entry.count {
             None => return Err(PhysicalAnalysisError::Missing { field }),
             Some(c) if c < 0 => {
@@ -399,10 +415,10 @@ mod tests {
         new.parse()?.record(Uuid::from_u128(1), 3)
     }
 
-    fn out_of_range(field: &str, value: &str) -> PhysicalAnalysisError {
+    fn out_of_range(field: &'static str, value: &str) -> PhysicalAnalysisError {
         let range = match field {
-            "data.waterActivity" => "between 0 and 1",
-            "data.density" => "above 0 and at most 10000",
+            "waterActivity" => "between 0 and 1",
+            "density" => "above 0 and at most 10000",
             _ => "between 0 and 100",
         };
         PhysicalAnalysisError::OutOfRange {
@@ -469,7 +485,7 @@ mod tests {
                 ..new()
             })
             .unwrap_err();
-            assert_eq!(err, out_of_range("data.moisture", bad));
+            assert_eq!(err, out_of_range("moisture", bad));
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -482,7 +498,7 @@ mod tests {
                 ..new()
             })
             .unwrap_err();
-            assert_eq!(err, out_of_range("data.waterActivity", bad));
+            assert_eq!(err, out_of_range("waterActivity", bad));
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -495,7 +511,7 @@ mod tests {
                 ..new()
             })
             .unwrap_err();
-            assert_eq!(err, out_of_range("data.density", bad));
+            assert_eq!(err, out_of_range("density", bad));
             assert_eq!(err.violation(), Violation::InvalidParameter);
         }
     }
@@ -517,7 +533,7 @@ mod tests {
         let mut n = new();
         n.screen_sizes[1].percentage = Some(d("-5"));
         let err = record(n).unwrap_err();
-        assert_eq!(err, out_of_range("data.screenSizes[1].percentage", "-5"));
+        assert_eq!(err, out_of_range("screenSizes[1].percentage", "-5"));
         assert_eq!(err.violation(), Violation::InvalidParameter);
         let mut n = new();
         n.screen_sizes[0].percentage = None;
@@ -525,7 +541,7 @@ mod tests {
         assert_eq!(
             err,
             PhysicalAnalysisError::Missing {
-                field: "data.screenSizes[0].percentage".into()
+                field: FieldPath::from("screenSizes[0].percentage")
             }
         );
         assert_eq!(err.violation(), Violation::MissingParameter);
@@ -539,7 +555,13 @@ mod tests {
         let draft = n.parse().unwrap();
         assert_eq!(draft.analysed_lot(), lot());
         let err = draft.record(Uuid::from_u128(1), 3).unwrap_err();
-        assert_eq!(err, PhysicalAnalysisError::ScreenSizesOver100(d("100.01")));
+        assert_eq!(
+            err,
+            PhysicalAnalysisError::ScreenSizesOver100 {
+                field: FieldPath::from("screenSizes"),
+                total: d("100.01")
+            }
+        );
         assert_eq!(err.violation(), Violation::BusinessRule);
     }
 
@@ -557,7 +579,7 @@ mod tests {
         assert_eq!(
             err,
             PhysicalAnalysisError::NegativeCount {
-                field: "data.defects[1].count".into(),
+                field: FieldPath::from("defects[1].count"),
                 value: -1
             }
         );
@@ -599,7 +621,7 @@ mod tests {
         assert_eq!(
             err,
             PhysicalAnalysisError::NegativeCount {
-                field: "data.defects[0].count".into(),
+                field: FieldPath::from("defects[0].count"),
                 value: -1
             }
         );
@@ -625,7 +647,7 @@ mod tests {
         assert_eq!(
             record(n),
             Err(PhysicalAnalysisError::Duplicate {
-                field: "data.defects[1].name".into(),
+                field: FieldPath::from("defects[1].name"),
                 value: "quakers".into()
             })
         );

@@ -14,6 +14,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use uuid::Uuid;
 
 use crate::decimal::round2;
+use crate::field::FieldPath;
 use crate::product::{PackageSize, Sku};
 use crate::violation::{BrokenRule, Violation};
 use crate::weight::{RequestedWeight, Weight, WeightError};
@@ -29,23 +30,28 @@ pub const MAX_WINDOW: u32 = 365;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanningError {
-    #[error("data.expectedLoss is {0}; an expected loss is a percentage from 0 to below 100")]
-    LossOutOfRange(Decimal),
-    #[error("data.expectedLoss is {0}; an expected loss has at most 2 decimals")]
-    LossTooPrecise(Decimal),
+    #[error("{field} is {loss}; an expected loss is a percentage from 0 to below 100")]
+    LossOutOfRange { field: FieldPath, loss: Decimal },
+    #[error("{field} is {loss}; an expected loss has at most 2 decimals")]
+    LossTooPrecise { field: FieldPath, loss: Decimal },
     #[error("{field} must be above zero")]
-    BatchNotPositive { field: &'static str },
-    #[error("data.batchSize.min ({min}) is above data.batchSize.max ({max})")]
-    BatchMinAboveMax { min: Weight, max: Weight },
+    BatchNotPositive { field: FieldPath },
+    /// `field` is the batch size (`batchSize`), whose `min` and `max` are named.
+    #[error("{field}.min ({min}) is above {field}.max ({max})")]
+    BatchMinAboveMax {
+        field: FieldPath,
+        min: Weight,
+        max: Weight,
+    },
     #[error("{field}: {error}")]
     BatchWeight {
-        field: &'static str,
+        field: FieldPath,
         error: WeightError,
     },
     #[error("profile {0} does not exist")]
     ProfileNotFound(Uuid),
-    #[error("params.filter.window is {0}; a window is 1 to {MAX_WINDOW} days")]
-    WindowOutOfRange(i64),
+    #[error("{field} is {days}; a window is 1 to {MAX_WINDOW} days")]
+    WindowOutOfRange { field: FieldPath, days: i64 },
 }
 
 /// The run-out window asked (days), or the default.
@@ -55,34 +61,62 @@ pub fn window(days: Option<i64>) -> Result<u32, PlanningError> {
         Some(d) => u32::try_from(d)
             .ok()
             .filter(|d| (1..=MAX_WINDOW).contains(d))
-            .ok_or(PlanningError::WindowOutOfRange(d)),
+            .ok_or_else(|| PlanningError::WindowOutOfRange {
+                field: FieldPath::from("filter.window"),
+                days: d,
+            }),
     }
 }
 
 impl BrokenRule for PlanningError {
     fn violation(&self) -> Violation {
         match self {
-            Self::LossOutOfRange(_)
-            | Self::LossTooPrecise(_)
+            Self::LossOutOfRange { .. }
+            | Self::LossTooPrecise { .. }
             | Self::BatchNotPositive { .. }
             | Self::BatchMinAboveMax { .. }
-            | Self::WindowOutOfRange(_) => Violation::InvalidParameter,
+            | Self::WindowOutOfRange { .. } => Violation::InvalidParameter,
             Self::BatchWeight { error, .. } => error.violation(),
             Self::ProfileNotFound(_) => Violation::NotFound,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::LossOutOfRange { field, .. }
+            | Self::LossTooPrecise { field, .. }
+            | Self::BatchNotPositive { field }
+            | Self::BatchMinAboveMax { field, .. }
+            | Self::BatchWeight { field, .. }
+            | Self::WindowOutOfRange { field, .. } => field.rebase(base),
+            Self::ProfileNotFound(_) => {}
         }
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecipeError {
-    #[error("data.components lists {0} components; at most {MAX_RECIPE_COMPONENTS} are accepted")]
-    TooManyComponents(usize),
-    #[error("data.components[{index}].profileId: profile {id} is listed more than once")]
-    DuplicateProfile { index: usize, id: Uuid },
-    #[error("data.components[{index}].percentage is {percentage}; a percentage must be above zero")]
-    PercentageNotPositive { index: usize, percentage: Decimal },
-    #[error("data.components[{index}].percentage is {percentage}; at most 2 decimals are accepted")]
-    PercentageTooPrecise { index: usize, percentage: Decimal },
+    #[error("{field} lists {count} components; at most {MAX_RECIPE_COMPONENTS} are accepted")]
+    TooManyComponents { field: FieldPath, count: usize },
+    /// `field` is the component's (`components[2]`), as in the variants below.
+    #[error("{field}.profileId: profile {id} is listed more than once")]
+    DuplicateProfile {
+        field: FieldPath,
+        index: usize,
+        id: Uuid,
+    },
+    #[error("{field}.percentage is {percentage}; a percentage must be above zero")]
+    PercentageNotPositive {
+        field: FieldPath,
+        index: usize,
+        percentage: Decimal,
+    },
+    #[error("{field}.percentage is {percentage}; at most 2 decimals are accepted")]
+    PercentageTooPrecise {
+        field: FieldPath,
+        index: usize,
+        percentage: Decimal,
+    },
     #[error("the component percentages sum to {0}; they must sum to exactly 100")]
     PercentagesNotHundred(Decimal),
     #[error("product {0} does not exist")]
@@ -94,12 +128,22 @@ pub enum RecipeError {
 impl BrokenRule for RecipeError {
     fn violation(&self) -> Violation {
         match self {
-            Self::TooManyComponents(_)
+            Self::TooManyComponents { .. }
             | Self::DuplicateProfile { .. }
             | Self::PercentageNotPositive { .. }
             | Self::PercentageTooPrecise { .. } => Violation::InvalidParameter,
             Self::PercentagesNotHundred(_) => Violation::BusinessRule,
             Self::ProductNotFound(_) | Self::ProfileNotFound(_) => Violation::NotFound,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::TooManyComponents { field, .. }
+            | Self::DuplicateProfile { field, .. }
+            | Self::PercentageNotPositive { field, .. }
+            | Self::PercentageTooPrecise { field, .. } => field.rebase(base),
+            _ => {}
         }
     }
 }
@@ -210,10 +254,16 @@ impl PlanningDraft {
     ) -> Result<Self, PlanningError> {
         if let Some(loss) = expected_loss {
             if loss.is_sign_negative() && !loss.is_zero() || loss >= Decimal::ONE_HUNDRED {
-                return Err(PlanningError::LossOutOfRange(loss));
+                return Err(PlanningError::LossOutOfRange {
+                    field: FieldPath::from("expectedLoss"),
+                    loss,
+                });
             }
             if loss.normalize().scale() > 2 {
-                return Err(PlanningError::LossTooPrecise(loss));
+                return Err(PlanningError::LossTooPrecise {
+                    field: FieldPath::from("expectedLoss"),
+                    loss,
+                });
             }
         }
         if let Some((min, max)) = batch_size {
@@ -222,12 +272,12 @@ impl PlanningDraft {
             if !negative(min) && !negative(max) {
                 if min.amount.is_zero() {
                     return Err(PlanningError::BatchNotPositive {
-                        field: "data.batchSize.min",
+                        field: FieldPath::from("batchSize.min"),
                     });
                 }
                 if max.amount.is_zero() {
                     return Err(PlanningError::BatchNotPositive {
-                        field: "data.batchSize.max",
+                        field: FieldPath::from("batchSize.max"),
                     });
                 }
                 let (a, b) = (
@@ -237,7 +287,11 @@ impl PlanningDraft {
                 if let (Ok(a), Ok(b)) = (a, b)
                     && a.in_kg() > b.in_kg()
                 {
-                    return Err(PlanningError::BatchMinAboveMax { min: a, max: b });
+                    return Err(PlanningError::BatchMinAboveMax {
+                        field: FieldPath::from("batchSize"),
+                        min: a,
+                        max: b,
+                    });
                 }
             }
         }
@@ -253,12 +307,14 @@ impl PlanningDraft {
             None => None,
             Some((min, max)) => {
                 let judge = |field: &'static str, w: RequestedWeight| {
-                    w.judge()
-                        .map_err(|error| PlanningError::BatchWeight { field, error })
+                    w.judge().map_err(|error| PlanningError::BatchWeight {
+                        field: field.into(),
+                        error,
+                    })
                 };
                 Some(BatchSize {
-                    min: judge("data.batchSize.min", min)?,
-                    max: judge("data.batchSize.max", max)?,
+                    min: judge("batchSize.min", min)?,
+                    max: judge("batchSize.max", max)?,
                 })
             }
         };
@@ -324,24 +380,31 @@ impl RecipeDraft {
     /// An empty list removes the recipe.
     pub fn parse(components: Vec<RecipeComponent>) -> Result<Self, RecipeError> {
         if components.len() > MAX_RECIPE_COMPONENTS {
-            return Err(RecipeError::TooManyComponents(components.len()));
+            return Err(RecipeError::TooManyComponents {
+                field: FieldPath::from("components"),
+                count: components.len(),
+            });
         }
         let mut seen = HashSet::new();
         for (index, c) in components.iter().enumerate() {
+            let field = || FieldPath::ROOT.key("components").index(index);
             if !seen.insert(c.profile_id) {
                 return Err(RecipeError::DuplicateProfile {
+                    field: field(),
                     index,
                     id: c.profile_id,
                 });
             }
             if c.percentage <= Decimal::ZERO {
                 return Err(RecipeError::PercentageNotPositive {
+                    field: field(),
                     index,
                     percentage: c.percentage,
                 });
             }
             if c.percentage.normalize().scale() > 2 {
                 return Err(RecipeError::PercentageTooPrecise {
+                    field: field(),
                     index,
                     percentage: c.percentage,
                 });
@@ -687,15 +750,24 @@ mod tests {
     fn expected_loss_must_be_below_100_with_two_decimals() {
         assert_eq!(
             PlanningDraft::parse(Some(d("100")), None),
-            Err(PlanningError::LossOutOfRange(d("100")))
+            Err(PlanningError::LossOutOfRange {
+                field: FieldPath::from("expectedLoss"),
+                loss: d("100")
+            })
         );
         assert_eq!(
             PlanningDraft::parse(Some(d("-1")), None),
-            Err(PlanningError::LossOutOfRange(d("-1")))
+            Err(PlanningError::LossOutOfRange {
+                field: FieldPath::from("expectedLoss"),
+                loss: d("-1")
+            })
         );
         assert_eq!(
             PlanningDraft::parse(Some(d("14.125")), None),
-            Err(PlanningError::LossTooPrecise(d("14.125")))
+            Err(PlanningError::LossTooPrecise {
+                field: FieldPath::from("expectedLoss"),
+                loss: d("14.125")
+            })
         );
         assert!(PlanningDraft::parse(Some(d("0")), None).is_ok());
         assert!(PlanningDraft::parse(Some(d("99.99")), None).is_ok());
@@ -706,7 +778,7 @@ mod tests {
         assert_eq!(
             PlanningDraft::parse(None, Some((req("0"), req("5")))),
             Err(PlanningError::BatchNotPositive {
-                field: "data.batchSize.min"
+                field: FieldPath::from("batchSize.min")
             })
         );
         assert!(matches!(
@@ -784,7 +856,10 @@ mod tests {
         let eleven = (0..11).map(|i| c(Uuid::from_u128(i), "1")).collect();
         assert_eq!(
             RecipeDraft::parse(eleven),
-            Err(RecipeError::TooManyComponents(11))
+            Err(RecipeError::TooManyComponents {
+                field: FieldPath::from("components"),
+                count: 11
+            })
         );
         let err = RecipeDraft::parse(vec![c(a, "60"), c(b, "30")])
             .unwrap()

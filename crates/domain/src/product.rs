@@ -27,6 +27,7 @@ use uuid::Uuid;
 
 use crate::bulk::{self, Change, ItemFailure, Planned};
 use crate::decimal;
+use crate::field::FieldPath;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -98,6 +99,12 @@ impl BrokenRule for ProductError {
             | Self::DuplicateExternalId { .. } => Violation::Conflict,
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        if let Self::Text(e) = self {
+            e.rebase(base);
+        }
+    }
 }
 
 /// A stock keeping unit: trimmed, non-empty, at most [`SKU_MAX`] characters.
@@ -105,8 +112,8 @@ impl BrokenRule for ProductError {
 pub struct Sku(String);
 
 impl Sku {
-    /// A SKU given in a request at `field`, its path (`data[2].variants[0].sku`).
-    pub fn parse_at(field: &str, value: &str) -> Result<Self, TextError> {
+    /// A SKU given in a request at `field`, its path (`[2].variants[0].sku`).
+    pub fn parse_at(field: impl Into<FieldPath>, value: &str) -> Result<Self, TextError> {
         text::required(field, value, SKU_MAX).map(Self)
     }
 
@@ -267,12 +274,12 @@ pub struct ProductInput {
 }
 
 impl ProductInput {
-    /// Step one of `syncProducts` for the product at `at` in the request (`data[2]`), from its
+    /// Step one of `syncProducts` for the product at `at` in the request (`[2]`: the batch's third item), from its
     /// wire fields (package sizes parsed by the transport, like every enum name): each
     /// variant's SKU, then the texts and the SKUs' uniqueness ([`ProductInput::new`]); all 400,
     /// naming the field by its path.
     pub fn parse<'a>(
-        at: &str,
+        at: &FieldPath,
         external_id: &str,
         name: &str,
         variants: impl IntoIterator<Item = (&'a str, PackageSize)>,
@@ -282,7 +289,7 @@ impl ProductInput {
             .enumerate()
             .map(|(i, (sku, package_size))| {
                 Ok(Variant {
-                    sku: Sku::parse_at(&format!("{at}.variants[{i}].sku"), sku)?,
+                    sku: Sku::parse_at(at.clone().key("variants").index(i).key("sku"), sku)?,
                     package_size,
                 })
             })
@@ -293,17 +300,17 @@ impl ProductInput {
     /// Refuses blank or overlong text, naming it by its path under `at`, and a SKU listed twice
     /// (all 400 `invalid_parameter`).
     pub fn new(
-        at: &str,
+        at: &FieldPath,
         external_id: &str,
         name: &str,
         variants: Vec<Variant>,
     ) -> Result<Self, ProductError> {
         let external_id = text::required(
-            &format!("{at}.externalId"),
+            at.clone().key("externalId"),
             external_id,
             text::EXTERNAL_ID_MAX,
         )?;
-        let name = text::required(&format!("{at}.name"), name, text::NAME_MAX)?;
+        let name = text::required(at.clone().key("name"), name, text::NAME_MAX)?;
         let mut seen = HashSet::with_capacity(variants.len());
         for variant in &variants {
             if !seen.insert(&variant.sku) {
@@ -495,13 +502,13 @@ mod tests {
 
     fn input(external_id: &str, name: &str, variants: &[(&str, &str)]) -> ProductInput {
         let variants = variants.iter().map(|(s, p)| variant(s, p)).collect();
-        ProductInput::new("data[0]", external_id, name, variants).unwrap()
+        ProductInput::new(&FieldPath::ROOT.index(0), external_id, name, variants).unwrap()
     }
 
     #[test]
     fn parsing_a_product_checks_its_variants_before_its_texts() {
         let parsed = ProductInput::parse(
-            "data[0]",
+            &FieldPath::ROOT.index(0),
             " P-1 ",
             "Guji",
             [
@@ -513,24 +520,34 @@ mod tests {
         assert_eq!(parsed.external_id(), "P-1");
         assert_eq!(parsed.variants()[1], variant("GUJI-13", "PACKAGE13_2G"));
         // A blank name and a blank sku: the variant is named first, by its path.
-        let err =
-            ProductInput::parse("data[2]", "P-1", " ", [(" ", size("PACKAGE250G"))]).unwrap_err();
+        let err = ProductInput::parse(
+            &FieldPath::ROOT.index(2),
+            "P-1",
+            " ",
+            [(" ", size("PACKAGE250G"))],
+        )
+        .unwrap_err();
         assert_eq!(
             err,
             ProductError::Text(TextError::Empty {
-                field: "data[2].variants[0].sku".into()
-            })
-        );
-        let err = ProductInput::parse("data[2]", "P-1", " ", [("GUJI-250", size("PACKAGE250G"))])
-            .unwrap_err();
-        assert_eq!(
-            err,
-            ProductError::Text(TextError::Empty {
-                field: "data[2].name".into()
+                field: FieldPath::from("[2].variants[0].sku")
             })
         );
         let err = ProductInput::parse(
-            "data[0]",
+            &FieldPath::ROOT.index(2),
+            "P-1",
+            " ",
+            [("GUJI-250", size("PACKAGE250G"))],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ProductError::Text(TextError::Empty {
+                field: FieldPath::from("[2].name")
+            })
+        );
+        let err = ProductInput::parse(
+            &FieldPath::ROOT.index(0),
             "P-1",
             "Guji",
             [("A", size("PACKAGE1G")), ("A", size("PACKAGE2G"))],
@@ -669,7 +686,7 @@ mod tests {
     #[test]
     fn a_sku_listed_twice_in_one_product_is_an_invalid_parameter() {
         let err = ProductInput::new(
-            "data[0]",
+            &FieldPath::ROOT.index(0),
             "p-1",
             "Guji",
             vec![
@@ -691,12 +708,12 @@ mod tests {
     #[test]
     fn products_need_an_external_id_a_name_and_valid_skus() {
         assert_eq!(
-            ProductInput::new("data[4]", " ", "Guji", vec![]),
+            ProductInput::new(&FieldPath::ROOT.index(4), " ", "Guji", vec![]),
             Err(ProductError::Text(TextError::Empty {
-                field: "data[4].externalId".into()
+                field: FieldPath::from("[4].externalId")
             }))
         );
-        assert!(ProductInput::new("data[0]", "p-1", "", vec![]).is_err());
+        assert!(ProductInput::new(&FieldPath::ROOT.index(0), "p-1", "", vec![]).is_err());
         assert!(Variant::parse("  ", "PACKAGE250G").is_err());
         assert_eq!(
             Variant::parse(" GUJI-250 ", "PACKAGE250G")

@@ -17,6 +17,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use uuid::Uuid;
 
 use crate::decimal::SCALE;
+use crate::field::FieldPath;
 use crate::project::{self, ProjectError, ProjectRef};
 use crate::roast_details::name_reference;
 use crate::text::{self, TextError};
@@ -75,6 +76,14 @@ impl BrokenRule for ProfileError {
                 Violation::NotFound
             }
             Self::DuplicateExternalId(_) => Violation::Conflict,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::Project(e) => e.rebase(base),
+            _ => {}
         }
     }
 }
@@ -224,9 +233,9 @@ impl ProfileDraft {
         components: Vec<ComponentDraft>,
         reference_roast_id: Option<Uuid>,
     ) -> Result<Self, ProfileError> {
-        let name = text::required("data.name", name, text::NAME_MAX)?;
-        let external_id = text::optional("data.externalId", external_id, text::EXTERNAL_ID_MAX)?;
-        let profile_group = name_reference("data.profileGroup", profile_group)?;
+        let name = text::required("name", name, text::NAME_MAX)?;
+        let external_id = text::optional("externalId", external_id, text::EXTERNAL_ID_MAX)?;
+        let profile_group = name_reference("profileGroup", profile_group)?;
         project::check_references(projects)?;
         check_shape(
             components
@@ -501,7 +510,8 @@ mod tests {
         let err = ProfileDraft::parse("House", Some(&long), None, &[], vec![], None).unwrap_err();
         assert!(matches!(
             err,
-            ProfileError::Text(TextError::TooLong { ref field, .. }) if field == "data.externalId"
+            ProfileError::Text(TextError::TooLong { ref field, .. })
+                if *field == FieldPath::from("externalId")
         ));
         let err =
             ProfileDraft::parse("House", None, None, &[" ".to_owned()], vec![], None).unwrap_err();

@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
 
@@ -30,7 +31,11 @@ pub fn check_references(names: &[String]) -> Result<(), ProjectError> {
         return Err(ProjectError::TooManyReferences(names.len()));
     }
     for (i, name) in names.iter().enumerate() {
-        text::required(&format!("data.projects[{i}].name"), name, text::NAME_MAX)?;
+        text::required(
+            FieldPath::ROOT.key("projects").index(i).key("name"),
+            name,
+            text::NAME_MAX,
+        )?;
     }
     Ok(())
 }
@@ -42,6 +47,12 @@ impl BrokenRule for ProjectError {
             Self::DuplicateName(_) => Violation::Conflict,
             Self::NameNotFound(_) | Self::NotFound(_) => Violation::NotFound,
             Self::TooManyReferences(_) => Violation::InvalidParameter,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        if let Self::Text(e) = self {
+            e.rebase(base);
         }
     }
 }
@@ -63,9 +74,9 @@ impl Project {
     ) -> Result<Self, ProjectError> {
         Ok(Self {
             id,
-            name: text::required("data.name", name, text::NAME_MAX)?,
+            name: text::required("name", name, text::NAME_MAX)?,
             description: description
-                .map(|d| text::bounded("data.description", d, text::NOTE_MAX))
+                .map(|d| text::bounded("description", d, text::NOTE_MAX))
                 .transpose()?,
             created_at: now,
         })
@@ -109,7 +120,7 @@ mod tests {
         assert_eq!(
             blank,
             ProjectError::Text(TextError::Empty {
-                field: "data.projects[1].name".into()
+                field: FieldPath::from("projects[1].name")
             })
         );
         assert_eq!(blank.violation(), Violation::InvalidParameter);

@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::field::FieldPath;
 use crate::lot_source::{self, SourceError, UsedSource};
 use crate::project::ProjectRef;
 use crate::roasted_lot::{RoastedLot, used_total};
@@ -51,6 +52,14 @@ impl BrokenRule for RoastError {
             Self::ZeroRoastedWeight | Self::RoastedAboveUsed { .. } => Violation::InvalidWeight,
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Text(e) => e.rebase(base),
+            Self::Source(e) => e.rebase(base),
+            _ => {}
+        }
+    }
 }
 
 /// The roast as the client describes it, with references already resolved by the caller.
@@ -81,7 +90,7 @@ pub fn record_roast(
     lot_number: i64,
     now: DateTime<Utc>,
 ) -> Result<RoastedLot, RoastError> {
-    let name = text::required("data.name", &roast.name, text::NAME_MAX)?;
+    let name = text::required("name", &roast.name, text::NAME_MAX)?;
     // Take from copies first: the roasted weight can only be checked against what was taken.
     let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
     let used_sources = lot_source::take_all(
@@ -328,10 +337,8 @@ mod tests {
         .unwrap_err();
         assert!(matches!(
             err,
-            RoastError::Source(SourceError::Duplicate {
-                field: "data.greenLots",
-                ..
-            })
+            RoastError::Source(SourceError::Duplicate { ref field, .. })
+                if *field == FieldPath::from("greenLots")
         ));
         assert_eq!(a.weight(), kg("10"));
     }

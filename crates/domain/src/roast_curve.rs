@@ -7,6 +7,7 @@
 use rust_decimal::Decimal;
 
 use crate::decimal::{from_micros, to_micros};
+use crate::field::FieldPath;
 use crate::measure::MAX_MEASURE;
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
@@ -48,6 +49,12 @@ impl BrokenRule for RoastCurveError {
     fn violation(&self) -> Violation {
         Violation::InvalidParameter
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        if let Self::Text(e) = self {
+            e.rebase(base);
+        }
+    }
 }
 
 /// A time in milliseconds as a whole number, rounded half-even; `None` beyond `i64`.
@@ -79,20 +86,20 @@ impl RoastCurve {
         unit: &str,
         data_points: Vec<DataPoint>,
     ) -> Result<Self, RoastCurveError> {
-        Self::parse("curve", name, unit, data_points)
+        Self::parse(&FieldPath::from("curve"), name, unit, data_points)
     }
 
-    /// The curve a request gives at `at`, its path in the request (`data.curves[2]`): a name and
+    /// The curve a request gives at `at`, its path in the request (`curves[2]`): a name and
     /// a unit, at most [`MAX_POINTS_PER_CURVE`] points at non-negative times. Values are rounded
     /// half-even to six decimals, like every stored amount.
     pub fn parse(
-        at: &str,
+        at: &FieldPath,
         name: &str,
         unit: &str,
         data_points: Vec<DataPoint>,
     ) -> Result<Self, RoastCurveError> {
-        let name = text::required(&format!("{at}.name"), name, text::NAME_MAX)?;
-        let unit = text::required(&format!("{at}.unit"), unit, UNIT_MAX)?;
+        let name = text::required(at.clone().key("name"), name, text::NAME_MAX)?;
+        let unit = text::required(at.clone().key("unit"), unit, UNIT_MAX)?;
         if data_points.len() > MAX_POINTS_PER_CURVE {
             return Err(RoastCurveError::TooManyPoints {
                 curve: name,
@@ -162,18 +169,19 @@ mod tests {
 
     #[test]
     fn a_curve_needs_a_name_and_a_unit() {
-        let err = RoastCurve::parse("data.curves[1]", " ", "CELSIUS", vec![]).unwrap_err();
+        let err =
+            RoastCurve::parse(&FieldPath::from("curves[1]"), " ", "CELSIUS", vec![]).unwrap_err();
         assert_eq!(
             err,
             RoastCurveError::Text(TextError::Empty {
-                field: "data.curves[1].name".into()
+                field: FieldPath::from("curves[1].name")
             })
         );
         assert_eq!(err.violation(), Violation::InvalidParameter);
         assert_eq!(
-            RoastCurve::parse("data.curves[0]", "BT", "", vec![]),
+            RoastCurve::parse(&FieldPath::from("curves[0]"), "BT", "", vec![]),
             Err(RoastCurveError::Text(TextError::Empty {
-                field: "data.curves[0].unit".into()
+                field: FieldPath::from("curves[0].unit")
             }))
         );
         let curve = RoastCurve::new(" BT ", "CELSIUS", vec![point(0, "20.5")]).unwrap();

@@ -7,6 +7,7 @@
 
 use rust_decimal::Decimal;
 
+use crate::field::FieldPath;
 use crate::measure::{Measure, MeasureError, Unit};
 use crate::text::{self, TextError};
 use crate::violation::{BrokenRule, Violation};
@@ -155,12 +156,21 @@ impl BrokenRule for RoastDetailsError {
             Self::Text(e) => e.violation(),
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        if let Self::Text(e) = self {
+            e.rebase(base);
+        }
+    }
 }
 
 /// A `NameReference` (`roastTechnician`, `machine`, `profileGroup`): the wire accepts `"name"` or
 /// `{"name": "name"}`; both arrive here as the name. The name is trimmed and bounded; a blank name
 /// is the same as none, since clients send `""` for "not recorded".
-pub fn name_reference(field: &str, name: Option<&str>) -> Result<Option<String>, TextError> {
+pub fn name_reference(
+    field: impl Into<FieldPath>,
+    name: Option<&str>,
+) -> Result<Option<String>, TextError> {
     match name.map(str::trim) {
         None | Some("") => Ok(None),
         Some(name) => text::required(field, name, text::NAME_MAX).map(Some),
@@ -210,15 +220,15 @@ impl RoastDetails {
     pub fn new(draft: RoastDetailsDraft) -> Result<Self, RoastDetailsError> {
         Ok(Self {
             roast_technician: name_reference(
-                "data.details.roastTechnician",
+                "details.roastTechnician",
                 draft.roast_technician.as_deref(),
             )?,
             note: draft
                 .note
                 .as_deref()
-                .map(|n| text::bounded("data.details.note", n, text::NOTE_MAX))
+                .map(|n| text::bounded("details.note", n, text::NOTE_MAX))
                 .transpose()?,
-            machine: name_reference("data.details.machine", draft.machine.as_deref())?,
+            machine: name_reference("details.machine", draft.machine.as_deref())?,
             start_temperature: draft.start_temperature,
             end_temperature: draft.end_temperature,
             roast_value: draft.roast_value,
@@ -301,19 +311,16 @@ mod tests {
     #[test]
     fn name_references_are_trimmed_and_blank_means_none() {
         assert_eq!(
-            name_reference("data.details.machine", Some("  Probat P12 ")),
+            name_reference("details.machine", Some("  Probat P12 ")),
             Ok(Some("Probat P12".into()))
         );
-        assert_eq!(
-            name_reference("data.details.machine", Some("   ")),
-            Ok(None)
-        );
-        assert_eq!(name_reference("data.details.machine", None), Ok(None));
+        assert_eq!(name_reference("details.machine", Some("   ")), Ok(None));
+        assert_eq!(name_reference("details.machine", None), Ok(None));
         let long = "x".repeat(text::NAME_MAX + 1);
         assert_eq!(
-            name_reference("data.details.machine", Some(&long)),
+            name_reference("details.machine", Some(&long)),
             Err(TextError::TooLong {
-                field: "data.details.machine".into(),
+                field: FieldPath::from("details.machine"),
                 max: text::NAME_MAX
             })
         );
@@ -339,7 +346,7 @@ mod tests {
         assert_eq!(
             err,
             RoastDetailsError::Text(TextError::TooLong {
-                field: "data.details.note".into(),
+                field: FieldPath::from("details.note"),
                 max: text::NOTE_MAX
             })
         );

@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use rust_decimal::{Decimal, RoundingStrategy};
 
+use crate::field::FieldPath;
 use crate::measure::{MeasureError, Unit};
 use crate::roast_curve::{DataPoint, RoastCurve, RoastCurveError, whole_millis};
 use crate::roast_details::{
@@ -31,37 +32,35 @@ const DROP: usize = 6;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoastLogError {
-    #[error("data.content: `{field}` is required in an Artisan log")]
+    #[error("`{field}` is required in an Artisan log")]
     Missing { field: &'static str },
-    #[error("data.content: `{field}` {problem}")]
+    #[error("`{field}` {problem}")]
     Invalid {
         field: &'static str,
         problem: String,
     },
     #[error(
-        "data.content: `timex` has {timex} samples but `{field}` has {other}; the lists must have the same length"
+        "`timex` has {timex} samples but `{field}` has {other}; the lists must have the same length"
     )]
     LengthMismatch {
         field: &'static str,
         timex: usize,
         other: usize,
     },
-    #[error(
-        "data.content: `timeindex` entry {event} ({name}) is {index}, outside `timex` (0..{len})"
-    )]
+    #[error("`timeindex` entry {event} ({name}) is {index}, outside `timex` (0..{len})")]
     IndexOutsideTimex {
         event: usize,
         name: &'static str,
         index: i64,
         len: usize,
     },
-    #[error("data.content: DROP (sample {drop}) comes before CHARGE (sample {charge})")]
+    #[error("DROP (sample {drop}) comes before CHARGE (sample {charge})")]
     DropBeforeCharge { charge: usize, drop: usize },
-    #[error("data.content: {0}")]
+    #[error("{0}")]
     Curve(#[from] RoastCurveError),
-    #[error("data.content: {0}")]
+    #[error("{0}")]
     Measure(#[from] MeasureError),
-    #[error("data.content: {0}")]
+    #[error("{0}")]
     Text(#[from] TextError),
 }
 
@@ -69,6 +68,25 @@ impl BrokenRule for RoastLogError {
     fn violation(&self) -> Violation {
         // Whatever is wrong with the content, the request's `content` field is what is invalid.
         Violation::InvalidParameter
+    }
+}
+
+/// A log refused, named by the field of the request that carried it (`content`). The error's own
+/// fields are keys of the log, not of the request: only `field` is a request path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {error}")]
+pub struct ContentRefused {
+    pub field: FieldPath,
+    pub error: RoastLogError,
+}
+
+impl BrokenRule for ContentRefused {
+    fn violation(&self) -> Violation {
+        self.error.violation()
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        self.field.rebase(base);
     }
 }
 
@@ -584,7 +602,7 @@ mod tests {
         l.mode = Some("K".into());
         assert_eq!(
             LoggedRoast::from_log(&l).unwrap_err().to_string(),
-            "data.content: `mode` is `K`; use C or F"
+            "`mode` is `K`; use C or F"
         );
     }
 

@@ -401,7 +401,7 @@ mod tests {
                 "null",
             ),
         ]);
-        let parsed = Plots::parse(&input, "data.plots").unwrap();
+        let parsed = Plots::parse(&input, "plots").unwrap();
         let written = StoredPlots::written(&parsed);
         assert!(
             written.answer().contains("[[[0.1,0.1],[0.2,0.1],[0.2,0.2]"),

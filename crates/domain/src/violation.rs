@@ -4,6 +4,8 @@
 //! which of these categories that rule belongs to. Transport adapters map categories to status
 //! codes; they never inspect individual rules.
 
+use crate::field::FieldPath;
+
 /// What kind of rule a request broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Violation {
@@ -32,4 +34,11 @@ pub enum Violation {
 /// A domain error: it says which rule was broken and in which category that rule falls.
 pub trait BrokenRule: std::error::Error + Send + Sync + 'static {
     fn violation(&self) -> Violation;
+
+    /// Puts every field path the error names under `base` ([`FieldPath::rebase`]): the domain
+    /// names fields relative to what it judged, and whoever knows where that lies in the request
+    /// says so once, before the message is written. An error naming no field keeps the default.
+    fn rebase(&mut self, base: &FieldPath) {
+        let _ = base;
+    }
 }

@@ -7,6 +7,9 @@
 //!   [`AppError::rule`].
 //! - A bulk call collects one [`ItemFailure`] per failing item and fails as a whole
 //!   ([`AppError::Bulk`]); nothing of the batch is stored.
+//! - Field paths in rejections are relative to what the use case was given (`name`,
+//!   `[2].orderItems[0].sku`, `filter.roastedLotIds`); the transport puts them under its
+//!   request's envelope once, with [`AppError::under`], before anything is written.
 //! - Authentication and authorisation failures have their own variants.
 //! - Store failures are [`StoreError`]: never shown to clients beyond "internal error"; adapters
 //!   log them with their cause.
@@ -15,7 +18,7 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
-use roastery_domain::{BrokenRule, Violation};
+use roastery_domain::{BrokenRule, FieldPath, Violation};
 
 /// A broken rule: the domain error itself, kept whole on its way to the transport's error table.
 #[derive(Clone)]
@@ -34,6 +37,19 @@ impl Rejection {
     /// What the client is told.
     pub fn message(&self) -> String {
         self.0.to_string()
+    }
+
+    /// The rejection with every field path it names put under `base` ([`BrokenRule::rebase`]).
+    /// A rejection is placed once, before it is shared: a clone cannot be changed, so placing one
+    /// leaves its paths as they were (and says so in the log).
+    pub fn under(mut self, base: &FieldPath) -> Self {
+        match Arc::get_mut(&mut self.0) {
+            Some(rule) => rule.rebase(base),
+            None => {
+                tracing::warn!(%base, rule = %self.0, "a shared rejection kept its field paths")
+            }
+        }
+        self
     }
 
     /// The domain error, when it is an `E`: `rejection.rule::<CuppingError>()`.
@@ -112,6 +128,25 @@ impl AppError {
         match self {
             Self::Rejected(r) => Some(r.violation()),
             _ => None,
+        }
+    }
+
+    /// The error with every field path it names put under `base`: the part of the request the
+    /// use case was given (`data`, `params`). Bulk items name their fields relative to the batch
+    /// (`[2].orderItems[0].sku`), so they are placed under the same base.
+    pub fn under(self, base: &FieldPath) -> Self {
+        match self {
+            Self::Rejected(r) => Self::Rejected(r.under(base)),
+            Self::Bulk(items) => Self::Bulk(
+                items
+                    .into_iter()
+                    .map(|item| ItemFailure {
+                        rejection: item.rejection.under(base),
+                        ..item
+                    })
+                    .collect(),
+            ),
+            other => other,
         }
     }
 

@@ -59,7 +59,9 @@ pub(super) async fn verify_statements<S: Store>(
     let data = decode::<WriteRequest<VerifyStatementsData>>(body)?.data()?;
     let lot_id = required(data.green_lot_id, "data.greenLotId")?;
     let eu = ctx.eudr()?;
-    let lot = eudr_jobs::verify_statements(&ctx.app(), eu.as_ref(), lot_id).await?;
+    let lot = eudr_jobs::verify_statements(&ctx.app(), eu.as_ref(), lot_id)
+        .await
+        .map_err(|e| ctx.error(e))?;
     let mut shared = Shared::default();
     let details = GreenLotDetailsDto::new(
         (lot.view.lot.id, lot.details, lot.due_diligence),
@@ -231,8 +233,9 @@ pub(super) async fn submit_statement<S: Store>(
         .data()?
         .input()?;
     let eu = ctx.eudr()?;
-    let submission =
-        eudr_jobs::submit_statement(&ctx.app(), eu.as_ref(), input, ctx.eudr_timing()).await?;
+    let submission = eudr_jobs::submit_statement(&ctx.app(), eu.as_ref(), input, ctx.eudr_timing())
+        .await
+        .map_err(|e| ctx.error(e))?;
     ctx.ok(SubmissionResult {
         submission: submission.into(),
     })
@@ -271,7 +274,9 @@ pub(super) async fn amend_statement<S: Store>(
     };
     let eu = ctx.eudr()?;
     let submission =
-        eudr_jobs::amend_statement(&ctx.app(), eu.as_ref(), id, input, ctx.eudr_timing()).await?;
+        eudr_jobs::amend_statement(&ctx.app(), eu.as_ref(), id, input, ctx.eudr_timing())
+            .await
+            .map_err(|e| ctx.error(e))?;
     ctx.ok(SubmissionResult {
         submission: submission.into(),
     })
@@ -291,7 +296,9 @@ pub(super) async fn withdraw_statement<S: Store>(
     let data = decode::<WriteRequest<WithdrawStatementData>>(body)?.data()?;
     let id = required(data.submission_id, "data.submissionId")?;
     let eu = ctx.eudr()?;
-    let submission = eudr_jobs::withdraw_statement(&ctx.app(), eu.as_ref(), id).await?;
+    let submission = eudr_jobs::withdraw_statement(&ctx.app(), eu.as_ref(), id)
+        .await
+        .map_err(|e| ctx.error(e))?;
     ctx.ok(SubmissionResult {
         submission: submission.into(),
     })

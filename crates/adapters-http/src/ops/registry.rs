@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use roastery_domain::FieldPath;
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
@@ -18,6 +19,17 @@ pub enum Shape {
     Read,
     /// A read whose answer carries `meta.pagination.endCursor`.
     Page,
+}
+
+impl Shape {
+    /// The member of the request that holds what the use case is given: the field paths the
+    /// domain and the use cases name are relative to it.
+    pub fn payload(self) -> FieldPath {
+        match self {
+            Self::Write | Self::Bulk => FieldPath::from("data"),
+            Self::Read | Self::Page => FieldPath::from("params"),
+        }
+    }
 }
 
 /// A named schema and every schema it refers to.
@@ -76,6 +88,9 @@ macro_rules! operations {
             /// The scope a token needs to call it.
             fn scope(self) -> roastery_domain::scope::Scope;
 
+            /// How it takes its input: what its request's field paths are relative to.
+            fn shape(self) -> $crate::ops::Shape;
+
             fn contract(self) -> $crate::ops::Contract;
 
             /// Runs the operation's handler.
@@ -91,6 +106,12 @@ macro_rules! operations {
             fn scope(self) -> roastery_domain::scope::Scope {
                 match self {
                     $(Operation::$variant => roastery_domain::scope::Scope::$scope,)*
+                }
+            }
+
+            fn shape(self) -> $crate::ops::Shape {
+                match self {
+                    $(Operation::$variant => $crate::ops::Shape::$shape,)*
                 }
             }
 
