@@ -20,6 +20,10 @@ pub fn green_lot_for_update<Tx: GreenLotRepo + RowLocks<Error = StoreError> + ?S
     ForUpdate::load(tx, Rows::GreenLots(&[id]), |tx| tx.green_lot(id)).map(ForUpdate::transpose)
 }
 
+#[expect(
+    clippy::type_complexity,
+    reason = "a source and its optional target, both locked"
+)]
 pub fn green_lot_to_transfer<Tx: GreenLotRepo + RowLocks<Error = StoreError> + ?Sized>(
     tx: &mut Tx,
     id: Uuid,

@@ -14,8 +14,6 @@ use super::tables::StoredDelivery;
 use crate::error::StoreError;
 use crate::repo::*;
 
-/// A delivery, its claim (lease, until) and when it is due.
-
 impl EventRepo for MemTx {
     fn record_change(&mut self, subject: Subject, change: Change) {
         self.changes.record(subject, change);

@@ -13,8 +13,6 @@ use super::tables::Claim;
 use crate::error::StoreError;
 use crate::repo::{EventRepo, StoreResult, SubmissionFilter, SubmissionRepo};
 
-/// A claim on a submission: the lease and until when it holds.
-
 impl SubmissionRepo for MemTx {
     fn insert_submission(&mut self, submission: &Submission) -> StoreResult<()> {
         if self

@@ -44,6 +44,7 @@ pub struct CuppingData {
     pub(super) results: Vec<CuppingResult>,
 }
 
+/// A delivery, its claim (lease, until) and when it is due.
 pub(super) type StoredDelivery = (Delivery, Option<(Uuid, DateTime<Utc>)>, DateTime<Utc>);
 #[derive(Debug, Clone, Default)]
 pub struct EventData {
@@ -95,6 +96,7 @@ pub struct RoastData {
     pub(super) profiles: Vec<Profile>,
 }
 
+/// A claim on a submission: the lease and until when it holds.
 pub(super) type Claim = Option<(Uuid, DateTime<Utc>)>;
 #[derive(Debug, Clone, Default)]
 pub struct SubmissionData {
