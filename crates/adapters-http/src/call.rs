@@ -12,7 +12,7 @@ use roastery_ports::{AppError, Store};
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::ops::Shape;
+use crate::shape::Shape;
 use crate::shared::Shared;
 use crate::state::AppState;
 use crate::wire::{Envelope, NoMeta, PageInfo, PageMeta, PaginationDto};

@@ -28,6 +28,7 @@ pub mod request_id;
 mod routes;
 mod rpc;
 pub mod server;
+mod shape;
 mod shared;
 mod state;
 pub mod text;

@@ -4,33 +4,10 @@
 
 use std::borrow::Cow;
 
-use roastery_domain::FieldPath;
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-/// How an operation takes its input and answers, as documented.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    /// `{"data": Request}`.
-    Write,
-    /// `{"data": [Request]}`, at most 50 items.
-    Bulk,
-    /// `{"params": {"filter": Request, "pagination": ...}}` answering one result.
-    Read,
-    /// A read whose answer carries `meta.pagination.endCursor`.
-    Page,
-}
-
-impl Shape {
-    /// The member of the request that holds what the use case is given: the field paths the
-    /// domain and the use cases name are relative to it.
-    pub fn payload(self) -> FieldPath {
-        match self {
-            Self::Write | Self::Bulk => FieldPath::from("data"),
-            Self::Read | Self::Page => FieldPath::from("params"),
-        }
-    }
-}
+pub use crate::shape::Shape;
 
 /// A named schema and every schema it refers to.
 pub struct SchemaSet {
