@@ -406,7 +406,10 @@ mod tests {
     #[test]
     fn every_operation_is_on_the_page_with_its_scope() {
         let html = page();
-        for name in crate::operation_names() {
+        for name in roastery_domain::operation::Operation::ALL
+            .iter()
+            .map(|op| op.name())
+        {
             let scope = roastery_domain::scope::Scope::of_operation(name).unwrap();
             let heading = format!("<h3 class=\"operation\"><code>{name}</code></h3>");
             let section = html

@@ -15,6 +15,7 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts,
     Registry, TextEncoder,
 };
+use roastery_domain::operation::Operation;
 use roastery_ports::PoolState;
 
 /// The `operation` label of requests that are not operations.
@@ -46,9 +47,9 @@ pub fn operation_label(path: &str) -> &'static str {
             .and_then(|name| {
                 OPERATIONS
                     .get_or_init(|| {
-                        crate::operation_names()
-                            .into_iter()
-                            .map(|n| (n, n))
+                        Operation::ALL
+                            .iter()
+                            .map(|op| (op.name(), op.name()))
                             .collect()
                     })
                     .get(name)
@@ -164,8 +165,9 @@ impl Metrics {
                 .register(collector)
                 .expect("metric names are unique");
         }
-        let labels = crate::operation_names()
-            .into_iter()
+        let labels = Operation::ALL
+            .iter()
+            .map(|op| op.name())
             .chain([TOKEN, HEALTH, OPENAPI, DOCS, METRICS, UNKNOWN]);
         let series = labels
             .map(|label| {
