@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::Instant;
+use super::value::Instant;
 
 /// `from` inclusive, `to` exclusive.
 #[derive(Debug, Default, Deserialize, ToSchema)]

@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Instant;
+use super::value::Instant;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SubjectDto {

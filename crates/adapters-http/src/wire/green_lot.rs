@@ -6,7 +6,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{Instant, LocationRefDto, PriceDto, ProjectNameDto, WeightDto};
+use super::reference::{LocationRefDto, ProjectNameDto};
+use super::value::{Instant, PriceDto, WeightDto};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

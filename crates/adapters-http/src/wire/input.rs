@@ -9,7 +9,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{NameRef, PriceDto, WeightDto, required, rule};
+use super::value::{NameRef, PriceDto, WeightDto, required, rule};
 use crate::error::ApiError;
 
 /// A weight's shape: an amount and a known unit.

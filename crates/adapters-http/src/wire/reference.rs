@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{WeightDto, required, rule};
+use super::value::{WeightDto, required, rule};
 use crate::error::ApiError;
 
 /// `{"id", "type"}`: a green, roasted or blended lot.
