@@ -6,6 +6,7 @@
 //! outside any transaction, and stores the outcome (`Roastery::finish_delivery`), so no row lock
 //! is held across the network.
 
+mod settings;
 mod signing;
 mod transport;
 
@@ -22,21 +23,9 @@ use tokio::sync::Notify;
 
 use crate::metrics::Metrics;
 
+pub use settings::WebhookSettings;
 pub use signing::{event_body, headers, signature};
 pub use transport::{HttpsTransport, ResolvingCheck, TransportError, WebhookTransport};
-
-/// How webhooks may be reached.
-#[derive(Debug, Clone, Default)]
-pub struct WebhookSettings {
-    /// `ROASTERY_WEBHOOK_ALLOW_PRIVATE=on`: receivers on internal addresses are allowed.
-    pub allow_private: bool,
-    /// `ROASTERY_WEBHOOK_CA_FILE`: PEM certificates trusted besides the built-in roots.
-    pub extra_roots_pem: Option<Vec<u8>>,
-    /// `ROASTERY_WEBHOOK_RETRY_SCALE` × 1000.
-    pub retry_scale_millis: u64,
-    /// `ROASTERY_EVENT_RETENTION_DAYS`.
-    pub retention: Duration,
-}
 
 /// Most sends in flight per instance.
 const IN_FLIGHT: usize = 64;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use roastery_app::event::{ATTEMPT_TIMEOUT, ReceiverCheck, SendOutcome};
 use roastery_domain::webhook::{WebhookError, WebhookUrl, is_private};
 
-use super::WebhookSettings;
+use super::settings::WebhookSettings;
 
 /// Sends signed events over the network.
 pub trait WebhookTransport: Send + Sync + 'static {
