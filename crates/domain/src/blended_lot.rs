@@ -102,35 +102,21 @@ pub fn create_blend(
 ) -> Result<BlendedLot, BlendError> {
     let name = text::required("name", &blend.name, text::NAME_MAX)?;
     let unit = sources.first().map(|s| s.used.unit);
-    // Work on copies: the blend weight can still be refused after the takes succeed.
-    let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
-    let used_sources = lot_source::take_all(
-        LotKind::Roasted,
-        sources
-            .iter()
-            .zip(copies.iter_mut())
-            .map(|(s, stock)| UsedSource {
-                lot: s.lot.clone(),
-                stock,
-                used: s.used,
-            })
-            .collect(),
-        now,
-    )?;
-    let Some(unit) = unit else {
-        // take_all refuses an empty list; this keeps the function total.
-        return Err(SourceError::Empty {
-            field: lot_source::field(LotKind::Roasted),
-        }
-        .into());
-    };
-    let weight = used_total(&used_sources, unit)?;
-    if weight.is_zero() {
-        return Err(BlendError::ZeroBlendWeight(unit));
-    }
-    for (source, copy) in sources.into_iter().zip(copies) {
-        *source.stock = copy;
-    }
+    let (used_sources, weight) =
+        lot_source::take_all_then(LotKind::Roasted, sources, now, |taken| {
+            let Some(unit) = unit else {
+                // take_all refuses an empty list; this keeps the function total.
+                return Err(SourceError::Empty {
+                    field: lot_source::field(LotKind::Roasted),
+                }
+                .into());
+            };
+            let weight = used_total(taken, unit)?;
+            if weight.is_zero() {
+                return Err(BlendError::ZeroBlendWeight(unit));
+            }
+            Ok(weight)
+        })?;
     Ok(BlendedLot {
         id,
         lot_number,

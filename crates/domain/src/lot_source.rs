@@ -127,6 +127,36 @@ pub fn check_source_ids(kind: LotKind, ids: &[Uuid]) -> Result<(), SourceError> 
     Ok(())
 }
 
+/// A transformation's takes ([`take_all`]) followed by `check` of what was taken (the output
+/// weight a roast or blend can only judge against the used weights): the sources' stock changes
+/// only when both succeed.
+pub(crate) fn take_all_then<T, E: From<SourceError>>(
+    kind: LotKind,
+    sources: Vec<UsedSource<'_>>,
+    now: DateTime<Utc>,
+    check: impl FnOnce(&[LotSource]) -> Result<T, E>,
+) -> Result<(Vec<LotSource>, T), E> {
+    let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
+    let taken = take_all(
+        kind,
+        sources
+            .iter()
+            .zip(copies.iter_mut())
+            .map(|(s, stock)| UsedSource {
+                lot: s.lot.clone(),
+                stock,
+                used: s.used,
+            })
+            .collect(),
+        now,
+    )?;
+    let checked = check(&taken)?;
+    for (source, copy) in sources.into_iter().zip(copies) {
+        *source.stock = copy;
+    }
+    Ok((taken, checked))
+}
+
 /// Checks every source, then takes the used weights: a consumed source anywhere wins over a weight
 /// problem anywhere; on any error no stock is touched. Sources that reach zero are consumed at
 /// `now`. Returns what each source gave, in the sources' order.

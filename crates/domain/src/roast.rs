@@ -91,35 +91,21 @@ pub fn record_roast(
     now: DateTime<Utc>,
 ) -> Result<RoastedLot, RoastError> {
     let name = text::required("name", &roast.name, text::NAME_MAX)?;
-    // Take from copies first: the roasted weight can only be checked against what was taken.
-    let mut copies: Vec<Stock> = sources.iter().map(|s| *s.stock).collect();
-    let used_sources = lot_source::take_all(
-        LotKind::Green,
-        sources
-            .iter()
-            .zip(copies.iter_mut())
-            .map(|(s, stock)| UsedSource {
-                lot: s.lot.clone(),
-                stock,
-                used: s.used,
-            })
-            .collect(),
-        now,
-    )?;
-    let weight = roast.weight.judge()?;
-    if weight.is_zero() {
-        return Err(RoastError::ZeroRoastedWeight);
-    }
-    let used = used_total(&used_sources, weight.unit())?;
-    if weight.micros() > used.micros() {
-        return Err(RoastError::RoastedAboveUsed {
-            roasted: weight,
-            used,
-        });
-    }
-    for (source, copy) in sources.into_iter().zip(copies) {
-        *source.stock = copy;
-    }
+    let (used_sources, weight) =
+        lot_source::take_all_then(LotKind::Green, sources, now, |taken| {
+            let weight = roast.weight.judge()?;
+            if weight.is_zero() {
+                return Err(RoastError::ZeroRoastedWeight);
+            }
+            let used = used_total(taken, weight.unit())?;
+            if weight.micros() > used.micros() {
+                return Err(RoastError::RoastedAboveUsed {
+                    roasted: weight,
+                    used,
+                });
+            }
+            Ok(weight)
+        })?;
     Ok(RoastedLot {
         id,
         lot_number,
