@@ -38,9 +38,10 @@ impl<S: Store> Ctx<S> {
             client_id: self.client_id.clone(),
             operation: Some(self.operation),
         };
-        let payload = self.payload();
+        // The payload's path is built only when there is an error to place.
+        let shape = self.shape;
         self.state
-            .run(move |app| work(&app.acting_as(caller)).map_err(|e| placed(e, &payload)))
+            .run(move |app| work(&app.acting_as(caller)).map_err(|e| e.under(&shape.payload())))
             .await
     }
 
@@ -52,7 +53,7 @@ impl<S: Store> Ctx<S> {
     /// A use case's error as this call answers it: the field paths it names (relative to what
     /// the use case was given) put under the request's `data` or `params` first.
     pub fn error(&self, err: AppError) -> ApiError {
-        ApiError::from(placed(err, &self.payload()))
+        ApiError::from(err.under(&self.payload()))
     }
 
     /// Runs a read of the listing read model: on the worker itself when the store reads that
@@ -149,13 +150,6 @@ impl<S: Store> Ctx<S> {
             shared,
         )
     }
-}
-
-/// The one place a use case's field paths are put under the request's envelope (`payload`):
-/// `name` under `data` is `data.name`, `[3].sku` is `data[3].sku`, `filter.ids` under `params` is
-/// `params.filter.ids`.
-fn placed(err: AppError, payload: &FieldPath) -> AppError {
-    err.under(payload)
 }
 
 /// [`Ctx::page`] for items stored as JSON: the envelope written around them as they are, into one
@@ -312,7 +306,7 @@ mod tests {
     /// request's `data` (writes, bulk items by their index) or `params` (reads).
     #[test]
     fn use_case_paths_are_answered_under_the_requests_envelope() {
-        let write = ApiError::from(placed(blank("name").into(), &Shape::Write.payload()));
+        let write = ApiError::from(AppError::from(blank("name")).under(&Shape::Write.payload()));
         assert_eq!(write.message, "data.name must not be empty");
 
         let shape = BatchShapeError::Item(BatchItem {
@@ -321,7 +315,7 @@ mod tests {
             external_id: "o-3".into(),
             error: OrderError::Text(blank("[3].orderItems[1].sku")),
         });
-        let batch = ApiError::from(placed(shape.into(), &Shape::Bulk.payload()));
+        let batch = ApiError::from(AppError::from(shape).under(&Shape::Bulk.payload()));
         assert_eq!(
             batch.message,
             "data[3] (externalId `o-3`): data[3].orderItems[1].sku must not be empty"
@@ -332,14 +326,14 @@ mod tests {
             external_id: Some("o-3".into()),
             rejection: Rejection::new(blank("[3].sku")),
         }]);
-        let bulk = ApiError::from(placed(items, &Shape::Bulk.payload()));
+        let bulk = ApiError::from(items.under(&Shape::Bulk.payload()));
         let details = bulk.details.unwrap_or_default();
         assert_eq!(details[0].message, "data[3].sku must not be empty");
 
         let ids = PageError::NoIds {
             field: FieldPath::from("filter.roastedLotIds"),
         };
-        let read = ApiError::from(placed(ids.into(), &Shape::Page.payload()));
+        let read = ApiError::from(AppError::from(ids).under(&Shape::Page.payload()));
         assert_eq!(
             read.message,
             "params.filter.roastedLotIds must not be empty"
