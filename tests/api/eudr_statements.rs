@@ -323,7 +323,13 @@ with_stub! {
             json!({"data": {"greenLotIds": [g1], "activityType": "IMPORT"}})).await;
         assert_error(status, &body, 422, "invalid_request");
         assert_eq!(body["error"]["details"][0]["rule"], "COUNTRY_OF_ACTIVITY", "{body}");
+        assert_eq!(body["error"]["details"][0]["field"], "data.countryOfActivity", "{body}");
         assert!(stub.requests_for("submitDds").is_empty());
+        // A preview names fields of the request under `data`, and a lot's own fields as stored.
+        let preview = ok(&app, t, "eudr.statement.previewStatement",
+            json!({"data": {"greenLotIds": [g1], "activityType": "IMPORT", "countryOfActivity": "US"}})).await;
+        assert_eq!(preview["problems"][0]["field"], "data.countryOfActivity", "{preview}");
+        assert_eq!(preview["problems"][0]["lotId"], Value::Null, "{preview}");
     }
 
     async fn a_submission_whose_answer_was_lost_is_found_by_its_reference_and_followed(app, stub) {

@@ -635,7 +635,14 @@ both_databases! {
         ] {
             let (s, b) = app.call(&token, "core.event.createWebhook", json!({"data": {"url": url}})).await;
             assert_error(s, &b, 400, "invalid_parameter");
+            let message = b["error"]["message"].as_str().unwrap();
+            assert!(message.starts_with("data.url "), "the field is named in the request: {message}");
         }
+        let long = format!("https://erp.example.com/{}", "x".repeat(2_000));
+        let (s, b) = app.call(&token, "core.event.createWebhook",
+            json!({"data": {"url": "https://erp.example.com/hook", "description": long}})).await;
+        assert_error(s, &b, 400, "invalid_parameter");
+        assert!(b["error"]["message"].as_str().unwrap().starts_with("data.description "), "{b}");
         let (s, b) = app.call(&token, "core.event.createWebhook", json!({"data": {}})).await;
         assert_error(s, &b, 400, "missing_parameter");
         assert!(app.list_all(&token, "core.event.listWebhooks", "webhooks", json!({}), 10).await.is_empty());
@@ -657,7 +664,8 @@ both_databases! {
         loop {
             let d = deliveries(&app, &token, &hook.id.to_string()).await;
             if d.first().is_some_and(|d| d["status"] == "FAILED") {
-                assert!(d[0]["error"].as_str().unwrap().contains("private"), "{d:?}");
+                let error = d[0]["error"].as_str().unwrap();
+                assert!(error.starts_with("url host ") && error.contains("private"), "{d:?}");
                 assert_eq!(d[0]["httpStatus"], Value::Null);
                 break;
             }

@@ -19,6 +19,7 @@ use crate::dds::{
 };
 use crate::due_diligence::{DueDiligence, StatementRole};
 use crate::eu_geolocation;
+use crate::field::FieldPath;
 use crate::geojson::{Plot, Plots};
 use crate::violation::{BrokenRule, Violation};
 
@@ -45,7 +46,7 @@ pub const EUROPEAN_COUNTRIES: [&str; 28] = [
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubmissionError {
     #[error("{field}: {problem}")]
-    Invalid { field: String, problem: String },
+    Invalid { field: FieldPath, problem: String },
     #[error("no submission has id {0}")]
     NotFound(Uuid),
     /// The statement would break rules of the EU information system: nothing was sent.
@@ -67,12 +68,43 @@ impl BrokenRule for SubmissionError {
             Self::Problems(_) | Self::NotAllowed(_) => Violation::BusinessRule,
         }
     }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::Invalid { field, .. } => field.rebase(base),
+            Self::Problems(problems) => problems.iter_mut().for_each(|p| p.rebase(base)),
+            Self::NotFound(_) | Self::NotAllowed(_) => {}
+        }
+    }
 }
 
-fn invalid(field: &str, problem: impl Into<String>) -> SubmissionError {
+fn invalid(field: &'static str, problem: impl Into<String>) -> SubmissionError {
     SubmissionError::Invalid {
-        field: field.to_owned(),
+        field: field.into(),
         problem: problem.into(),
+    }
+}
+
+/// Where a problem lies: in the request (relative to its data, placed by the transport like any
+/// field path), or in a source lot's stored record, named as that lot's details name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemAt {
+    Request(FieldPath),
+    Lot(FieldPath),
+}
+
+impl std::fmt::Display for ProblemAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Request(path) | Self::Lot(path) => path.fmt(f),
+        }
+    }
+}
+
+/// Written as its path: `data.greenLotIds[0]`, `dueDiligence.plots`.
+impl Serialize for ProblemAt {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 
@@ -82,9 +114,18 @@ fn invalid(field: &str, problem: impl Into<String>) -> SubmissionError {
 pub struct Problem {
     /// The source lot it concerns, if one.
     pub lot_id: Option<Uuid>,
-    pub field: String,
+    pub field: ProblemAt,
     pub rule: &'static str,
     pub message: String,
+}
+
+impl Problem {
+    /// Puts a path in the request under `base`; a path in a stored lot stays as it is.
+    pub fn rebase(&mut self, base: &FieldPath) {
+        if let ProblemAt::Request(path) = &mut self.field {
+            path.rebase(base);
+        }
+    }
 }
 
 /// `previewStatement`'s and `submitStatement`'s data, as sent.
@@ -115,7 +156,7 @@ impl StatementRequest {
     pub fn parse(input: StatementInput) -> Result<Self, SubmissionError> {
         if input.green_lot_ids.is_empty() || input.green_lot_ids.len() > MAX_REQUESTED_LOTS {
             return Err(invalid(
-                "data.greenLotIds",
+                "greenLotIds",
                 format!(
                     "holds {} lots; give 1 to {MAX_LOTS} source lots",
                     input.green_lot_ids.len()
@@ -125,13 +166,13 @@ impl StatementRequest {
         let mut seen = HashSet::new();
         if let Some(twice) = input.green_lot_ids.iter().find(|id| !seen.insert(**id)) {
             return Err(invalid(
-                "data.greenLotIds",
+                "greenLotIds",
                 format!("{twice} is listed twice"),
             ));
         }
         let activity_type = ActivityType::parse(&input.activity_type).ok_or_else(|| {
             invalid(
-                "data.activityType",
+                "activityType",
                 format!(
                     "`{}` is not IMPORT, DOMESTIC or EXPORT",
                     input.activity_type
@@ -249,7 +290,7 @@ fn base64_len(bytes: usize) -> usize {
 /// Assembles the statement of `lots` (in the request's order) and judges it by the IS's rules.
 pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference: &str) -> Preview {
     let mut problems = Vec::new();
-    let mut problem = |lot_id: Option<Uuid>, field: String, rule: &'static str, message: String| {
+    let mut problem = |lot_id: Option<Uuid>, field: ProblemAt, rule: &'static str, message: String| {
         problems.push(Problem {
             lot_id,
             field,
@@ -260,7 +301,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     if lots.len() > MAX_LOTS {
         problem(
             None,
-            "data.greenLotIds".into(),
+            ProblemAt::Request("greenLotIds".into()),
             "TOO_MANY_LOTS",
             format!(
                 "{} lots; a statement declares at most {MAX_LOTS} commodities",
@@ -271,13 +312,13 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     match (&request.country_of_activity, request.activity_type) {
         (None, ActivityType::Import) => problem(
             None,
-            "data.countryOfActivity".into(),
+            ProblemAt::Request("countryOfActivity".into()),
             "COUNTRY_OF_ACTIVITY",
             "is required for an IMPORT (the EU member state of entry)".into(),
         ),
         (Some(c), _) if !is_european(c) => problem(
             None,
-            "data.countryOfActivity".into(),
+            ProblemAt::Request("countryOfActivity".into()),
             "COUNTRY_OF_ACTIVITY",
             format!("`{c}` is not an EU member state code of the EU information system"),
         ),
@@ -288,7 +329,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     {
         problem(
             None,
-            "data.borderCrossCountry".into(),
+            ProblemAt::Request("borderCrossCountry".into()),
             "BORDER_CROSS_COUNTRY",
             format!("`{c}` is not an EU member state code of the EU information system"),
         );
@@ -300,7 +341,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     if !reference_ok {
         problem(
             None,
-            "data.internalReferenceNumber".into(),
+            ProblemAt::Request("internalReferenceNumber".into()),
             "INTERNAL_REFERENCE_NUMBER",
             format!(
                 "`{internal_reference}` must be 1 to {INTERNAL_REFERENCE_MAX} letters, digits, `-` or `_`"
@@ -312,7 +353,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     {
         problem(
             None,
-            "data.comment".into(),
+            ProblemAt::Request("comment".into()),
             "COMMENT_TOO_LONG",
             format!(
                 "is {} characters long; at most {COMMENT_MAX} are accepted",
@@ -324,11 +365,11 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     let mut commodity_lots = Vec::new();
     let mut geolocation_bytes: usize = 0;
     for (i, lot) in lots.iter().enumerate() {
-        let at = format!("data.greenLotIds[{i}]");
+        let at = || ProblemAt::Request(FieldPath::from("greenLotIds").index(i));
         if !lot.is_source {
             problem(
                 Some(lot.id),
-                at,
+                at(),
                 "NOT_A_SOURCE",
                 format!(
                     "green lot {} was made by a transfer; declare its source lot instead",
@@ -340,7 +381,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
         let Some(d) = &lot.due_diligence else {
             problem(
                 Some(lot.id),
-                at,
+                at(),
                 "NO_DUE_DILIGENCE",
                 format!("green lot {} has no due diligence", lot.lot_number),
             );
@@ -350,11 +391,11 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
             if s.role == StatementRole::Own {
                 continue;
             }
-            let field = format!("dueDiligence.statements[{j}]");
+            let field = FieldPath::from("dueDiligence.statements").index(j);
             if let Some(message) = reference_number_problem(&s.reference_number) {
                 problem(
                     Some(lot.id),
-                    format!("{field}.referenceNumber"),
+                    ProblemAt::Lot(field.clone().key("referenceNumber")),
                     "STATEMENT_NUMBER",
                     message,
                 );
@@ -366,7 +407,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
             {
                 problem(
                     Some(lot.id),
-                    format!("{field}.verificationNumber"),
+                    ProblemAt::Lot(field.clone().key("verificationNumber")),
                     "STATEMENT_NUMBER",
                     message,
                 );
@@ -378,7 +419,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
             Err(e) => {
                 problem(
                     Some(lot.id),
-                    "dueDiligence.plots".into(),
+                    ProblemAt::Lot("dueDiligence.plots".into()),
                     "PLOTS_UNREADABLE",
                     format!(
                         "the stored plots of green lot {} are unreadable: {e}",
@@ -391,7 +432,11 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
         for p in eu_geolocation::problems(&plots) {
             problem(
                 Some(lot.id),
-                format!("dueDiligence.plots.features[{}].{}", p.feature, p.field),
+                ProblemAt::Lot(
+                    FieldPath::from("dueDiligence.plots.features")
+                        .index(p.feature)
+                        .join(&p.field.into()),
+                ),
                 p.rule.as_str(),
                 p.message,
             );
@@ -399,7 +444,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
         let Some(net_weight) = lot.net_weight_kg else {
             problem(
                 Some(lot.id),
-                at,
+                at(),
                 "NO_NET_WEIGHT",
                 format!("green lot {} has no imported weight", lot.lot_number),
             );
@@ -421,7 +466,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
         if groups.len() > MAX_PRODUCERS {
             problem(
                 Some(lot.id),
-                "dueDiligence.plots".into(),
+                ProblemAt::Lot("dueDiligence.plots".into()),
                 "TOO_MANY_PRODUCERS",
                 format!(
                     "{} producers (by ProducerName and ProducerCountry); a commodity has at most {MAX_PRODUCERS}",
@@ -461,7 +506,7 @@ pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference:
     if geolocation_bytes > MAX_GEOLOCATION_BYTES {
         problem(
             None,
-            "data.greenLotIds".into(),
+            ProblemAt::Request("greenLotIds".into()),
             "GEOLOCATION_TOO_LARGE",
             format!(
                 "the plots take {geolocation_bytes} bytes as sent; the EU information system takes at most {MAX_GEOLOCATION_BYTES}"
@@ -841,6 +886,25 @@ mod tests {
             assert!(rules.contains(&rule), "{rule} in {rules:?}");
         }
         assert!(!preview.ready());
+        // Request fields are relative (the transport places them); a lot's fields as stored.
+        let mut problems = preview.problems.clone();
+        problems.iter_mut().for_each(|p| p.rebase(&"data".into()));
+        let fields: Vec<(&str, String)> = problems
+            .iter()
+            .map(|p| (p.rule, p.field.to_string()))
+            .collect();
+        for expected in [
+            ("COUNTRY_OF_ACTIVITY", "data.countryOfActivity"),
+            ("STATEMENT_NUMBER", "dueDiligence.statements[0].referenceNumber"),
+            ("POLYGON_HOLE", "dueDiligence.plots.features[0].geometry.coordinates"),
+            ("NOT_A_SOURCE", "data.greenLotIds[1]"),
+            ("NO_DUE_DILIGENCE", "data.greenLotIds[2]"),
+        ] {
+            assert!(
+                fields.contains(&(expected.0, expected.1.to_owned())),
+                "{expected:?} in {fields:?}"
+            );
+        }
         let mut req = request(vec![lots[0].id]);
         req.country_of_activity = None;
         let preview = assemble(&req, &lots[..1], "RST-1");

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::event::EventType;
+use crate::field::FieldPath;
 use crate::violation::{BrokenRule, Violation};
 
 /// Longest webhook URL accepted.
@@ -17,25 +18,59 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1_000;
 /// Consecutive FAILED events after which a webhook is disabled.
 pub const FAILURES_BEFORE_DISABLED: u32 = 5;
 
+/// A webhook's broken rule. Field paths are relative to the webhook as given (`url`); a request
+/// places them under its data, and a delivery's failure names the webhook's own `url`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WebhookError {
-    #[error("data.url must be an absolute https:// URL with a host: {0}")]
-    NotHttps(String),
+    #[error("{field} must be an absolute https:// URL with a host: {problem}")]
+    NotHttps { field: FieldPath, problem: String },
     #[error(
-        "data.url is {0} characters long as stored (non-ASCII characters percent-encoded); at \
+        "{field} is {length} characters long as stored (non-ASCII characters percent-encoded); at \
          most {MAX_URL_CHARS} are accepted"
     )]
-    UrlTooLong(usize),
-    #[error("data.description is longer than {MAX_DESCRIPTION_CHARS} characters")]
-    DescriptionTooLong,
+    UrlTooLong { field: FieldPath, length: usize },
+    #[error("{field} is longer than {MAX_DESCRIPTION_CHARS} characters")]
+    DescriptionTooLong { field: FieldPath },
     #[error(
-        "data.url host `{0}` is or resolves to a loopback, private, link-local or unspecified address"
+        "{field} host `{host}` is or resolves to a loopback, private, link-local or unspecified address"
     )]
-    PrivateAddress(String),
-    #[error("data.url host `{0}` does not resolve")]
-    Unresolvable(String),
+    PrivateAddress { field: FieldPath, host: String },
+    #[error("{field} host `{host}` does not resolve")]
+    Unresolvable { field: FieldPath, host: String },
     #[error("webhook {0} does not exist")]
     NotFound(Uuid),
+}
+
+impl WebhookError {
+    fn not_https(problem: impl Into<String>) -> Self {
+        Self::NotHttps {
+            field: "url".into(),
+            problem: problem.into(),
+        }
+    }
+
+    fn url_too_long(length: usize) -> Self {
+        Self::UrlTooLong {
+            field: "url".into(),
+            length,
+        }
+    }
+
+    /// `host`, the webhook URL's, is or resolves only to addresses no delivery may reach.
+    pub fn private_address(host: impl Into<String>) -> Self {
+        Self::PrivateAddress {
+            field: "url".into(),
+            host: host.into(),
+        }
+    }
+
+    /// `host`, the webhook URL's, has no address.
+    pub fn unresolvable(host: impl Into<String>) -> Self {
+        Self::Unresolvable {
+            field: "url".into(),
+            host: host.into(),
+        }
+    }
 }
 
 impl BrokenRule for WebhookError {
@@ -43,6 +78,17 @@ impl BrokenRule for WebhookError {
         match self {
             WebhookError::NotFound(_) => Violation::NotFound,
             _ => Violation::InvalidParameter,
+        }
+    }
+
+    fn rebase(&mut self, base: &FieldPath) {
+        match self {
+            Self::NotHttps { field, .. }
+            | Self::UrlTooLong { field, .. }
+            | Self::DescriptionTooLong { field }
+            | Self::PrivateAddress { field, .. }
+            | Self::Unresolvable { field, .. } => field.rebase(base),
+            Self::NotFound(_) => {}
         }
     }
 }
@@ -58,19 +104,19 @@ impl WebhookUrl {
     pub fn parse(text: &str) -> Result<Self, WebhookError> {
         let given = text.chars().count();
         if given > MAX_URL_CHARS {
-            return Err(WebhookError::UrlTooLong(given));
+            return Err(WebhookError::url_too_long(given));
         }
-        let url = url::Url::parse(text).map_err(|e| WebhookError::NotHttps(e.to_string()))?;
+        let url = url::Url::parse(text).map_err(|e| WebhookError::not_https(e.to_string()))?;
         // Measured as stored and answered: normalisation may make the text several times longer.
         let stored = url.as_str().len();
         if stored > MAX_URL_CHARS {
-            return Err(WebhookError::UrlTooLong(stored));
+            return Err(WebhookError::url_too_long(stored));
         }
         if url.scheme() != "https" || url.host().is_none() {
-            return Err(WebhookError::NotHttps(format!("`{text}`")));
+            return Err(WebhookError::not_https(format!("`{text}`")));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(WebhookError::NotHttps("credentials in the URL".into()));
+            return Err(WebhookError::not_https("credentials in the URL"));
         }
         Ok(Self { url })
     }
@@ -238,7 +284,9 @@ impl WebhookDraft {
             .as_ref()
             .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION_CHARS)
         {
-            return Err(WebhookError::DescriptionTooLong);
+            return Err(WebhookError::DescriptionTooLong {
+                field: "description".into(),
+            });
         }
         let mut unique = Vec::with_capacity(types.len());
         for t in types {
@@ -343,14 +391,14 @@ mod tests {
             "https://user:pw@erp.example.com/",
         ] {
             assert!(
-                matches!(WebhookUrl::parse(bad), Err(WebhookError::NotHttps(_))),
+                matches!(WebhookUrl::parse(bad), Err(WebhookError::NotHttps { .. })),
                 "{bad}"
             );
         }
         let long = format!("https://e.com/{}", "a".repeat(MAX_URL_CHARS));
         assert_eq!(
             WebhookUrl::parse(&long),
-            Err(WebhookError::UrlTooLong(MAX_URL_CHARS + 14))
+            Err(WebhookError::url_too_long(MAX_URL_CHARS + 14))
         );
     }
 
@@ -361,7 +409,7 @@ mod tests {
         assert!(given.chars().count() < MAX_URL_CHARS);
         assert!(matches!(
             WebhookUrl::parse(&given),
-            Err(WebhookError::UrlTooLong(n)) if n > MAX_URL_CHARS
+            Err(WebhookError::UrlTooLong { length, .. }) if length > MAX_URL_CHARS
         ));
         let fits = format!("https://e.com/{}", "é".repeat(300));
         assert!(WebhookUrl::parse(&fits).unwrap().as_str().len() <= MAX_URL_CHARS);

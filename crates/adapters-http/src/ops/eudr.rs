@@ -126,7 +126,7 @@ impl From<Problem> for ProblemDto {
     fn from(p: Problem) -> Self {
         Self {
             lot_id: p.lot_id,
-            field: p.field,
+            field: p.field.to_string(),
             rule: p.rule,
             message: p.message,
         }
@@ -153,10 +153,18 @@ pub(super) async fn preview_statement<S: Store>(
         .input()?;
     ctx.eudr()?;
     let preview = ctx.run(move |app| app.preview_statement(input)).await?;
+    let data = ctx.payload();
     ctx.ok(PreviewResult {
         statement: preview.statement_json(),
         ready: preview.ready(),
-        problems: preview.problems.into_iter().map(Into::into).collect(),
+        problems: preview
+            .problems
+            .into_iter()
+            .map(|mut p| {
+                p.rebase(&data);
+                p.into()
+            })
+            .collect(),
     })
 }
 

@@ -38,7 +38,7 @@ pub(crate) fn deliverable(
         .filter(|a| allow_private || !is_private(a.ip()))
         .collect();
     if allowed.is_empty() {
-        return Err(WebhookError::PrivateAddress(host.to_owned()));
+        return Err(WebhookError::private_address(host));
     }
     Ok(allowed)
 }
@@ -59,15 +59,15 @@ impl ReceiverCheck for ResolvingCheck {
             Some(ip) => vec![SocketAddr::new(ip, url.port())],
             None => (host.as_str(), url.port())
                 .to_socket_addrs()
-                .map_err(|_| WebhookError::Unresolvable(host.clone()))?
+                .map_err(|_| WebhookError::unresolvable(host.clone()))?
                 .collect(),
         };
         if addresses.is_empty() {
-            return Err(WebhookError::Unresolvable(host));
+            return Err(WebhookError::unresolvable(host));
         }
         // At creation every address must be public; at delivery the public ones are used.
         if addresses.iter().any(|a| is_private(a.ip())) {
-            return Err(WebhookError::PrivateAddress(host));
+            return Err(WebhookError::private_address(host));
         }
         Ok(())
     }
@@ -230,7 +230,7 @@ mod tests {
         );
         assert_eq!(
             deliverable("inside.example", [private].into_iter(), false).unwrap_err(),
-            WebhookError::PrivateAddress("inside.example".into())
+            WebhookError::private_address("inside.example")
         );
         assert_eq!(
             deliverable("inside.example", [private].into_iter(), true).unwrap(),
