@@ -18,7 +18,6 @@ use crate::row::uuid;
 use crate::schema::green_lot_due_diligence;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
-use crate::trace::id_list;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lot_due_diligence)]
@@ -96,12 +95,11 @@ impl DueDiligenceRepo for DieselTx {
     fn due_diligence_sizes(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<(Uuid, u64)>> {
         let mut found = Vec::new();
         for chunk in lot_ids.chunks(1000) {
-            let sql = format!(
+            let rows: Vec<SizeRow> = self.load_for_ids(
                 "SELECT green_lot_id AS id, CAST(LENGTH(document) AS BIGINT) AS size \
-                   FROM green_lot_due_diligence WHERE green_lot_id IN ({})",
-                id_list(chunk)
-            );
-            let rows: Vec<SizeRow> = self.load_sql(sql)?;
+                   FROM green_lot_due_diligence WHERE green_lot_id {ids}",
+                chunk,
+            )?;
             for r in rows {
                 found.push((
                     uuid("due diligence", &r.id)?,
@@ -115,14 +113,13 @@ impl DueDiligenceRepo for DieselTx {
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>> {
         let mut found = Vec::new();
         for chunk in lot_ids.chunks(1000) {
-            let sql = format!(
+            let rows: Vec<SourceRow> = self.load_for_ids(
                 "SELECT g.id, g.origin_id, g.lot_number, g.name, \
                         CAST((SELECT COUNT(*) FROM ledger_entries e \
                                WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) AS openings \
-                   FROM green_lots g WHERE g.id IN ({})",
-                id_list(chunk)
-            );
-            let rows: Vec<SourceRow> = self.load_sql(sql)?;
+                   FROM green_lots g WHERE g.id {ids}",
+                chunk,
+            )?;
             for r in rows {
                 let id = uuid("green lot", &r.id)?;
                 if is_source(id, uuid("green lot", &r.origin_id)?, r.openings > 0) {

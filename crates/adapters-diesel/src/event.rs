@@ -129,10 +129,7 @@ impl EventRepo for DieselTx {
                         )
                     })
                     .collect();
-                diesel::insert_into(events::table)
-                    .values(&rows)
-                    .execute(c)
-                    .store()?;
+                insert_rows!(c, events::table, rows.as_slice()).store()?;
             }
             // One writer at a time: the numbers are taken here, all in one step.
             AnyConnection::Sqlite(_) => {
@@ -161,10 +158,7 @@ impl EventRepo for DieselTx {
                         "the connection changed backend".into(),
                     ));
                 };
-                diesel::insert_into(events::table)
-                    .values(&rows)
-                    .execute(c)
-                    .store()?;
+                insert_rows!(c, events::table, rows.as_slice()).store()?;
             }
         }
         Ok(())
@@ -477,10 +471,7 @@ impl WebhookRepo for DieselTx {
         // Every delivery of the round in one statement (in chunks within SQLite's limit of
         // bound values per statement).
         for chunk in rows.chunks(INSERT_CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(deliveries::table)
-                .values(chunk)
-                .execute(c))
-            .store()?;
+            on_backend!(self.conn(), |c| insert_rows!(c, deliveries::table, chunk)).store()?;
         }
         Ok(rows.len())
     }

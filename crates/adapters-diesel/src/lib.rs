@@ -38,6 +38,28 @@ macro_rules! on_backend {
     };
 }
 
+/// Inserts the rows of the slice `$rows` into `$table` on the concrete connection `$c`, in one
+/// statement. Diesel never keeps a statement over a slice (its text depends on the length) but
+/// keeps one over an array, so the common counts (1 to 4 rows: one lot's ledger entry, a
+/// transfer's two) are inserted as arrays and PostgreSQL does not parse and plan them again at
+/// every write.
+macro_rules! insert_rows {
+    ($c:expr, $table:expr, $rows:expr) => {{
+        let rows = $rows;
+        if let Ok(rows) = <&[_; 1]>::try_from(rows) {
+            diesel::insert_into($table).values(rows).execute($c)
+        } else if let Ok(rows) = <&[_; 2]>::try_from(rows) {
+            diesel::insert_into($table).values(rows).execute($c)
+        } else if let Ok(rows) = <&[_; 3]>::try_from(rows) {
+            diesel::insert_into($table).values(rows).execute($c)
+        } else if let Ok(rows) = <&[_; 4]>::try_from(rows) {
+            diesel::insert_into($table).values(rows).execute($c)
+        } else {
+            diesel::insert_into($table).values(rows).execute($c)
+        }
+    }};
+}
+
 mod account;
 mod blend;
 mod connection;
@@ -46,6 +68,7 @@ mod due_diligence;
 mod error;
 mod event;
 mod green;
+mod id_set;
 mod listing;
 mod location;
 mod lock;

@@ -68,9 +68,7 @@ macro_rules! insert_sources {
                 )
             })
             .collect();
-        on_backend!($conn, |c| diesel::insert_into($table::table)
-            .values(&rows)
-            .execute(c))
+        on_backend!($conn, |c| insert_rows!(c, $table::table, rows.as_slice()))
     }};
 }
 

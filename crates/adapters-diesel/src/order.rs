@@ -181,10 +181,7 @@ impl DieselTx {
 
     fn insert_items(&mut self, rows: &[ItemRow]) -> StoreResult<()> {
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(order_items::table)
-                .values(chunk)
-                .execute(c))
-            .store()?;
+            on_backend!(self.conn(), |c| insert_rows!(c, order_items::table, chunk)).store()?;
         }
         Ok(())
     }
@@ -233,10 +230,7 @@ impl OrderRepo for DieselTx {
             })
             .collect();
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(orders::table)
-                .values(chunk)
-                .execute(c))
-            .store()
+            on_backend!(self.conn(), |c| insert_rows!(c, orders::table, chunk)).store()
             .map_err(crate::error::concurrent_insert)?;
         }
         self.insert_items(&item_rows(orders)?)
@@ -343,10 +337,7 @@ impl OrderRepo for DieselTx {
             })
             .collect::<StoreResult<Vec<_>>>()?;
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(shipments::table)
-                .values(chunk)
-                .execute(c))
-            .store()?;
+            on_backend!(self.conn(), |c| insert_rows!(c, shipments::table, chunk)).store()?;
         }
         Ok(())
     }

@@ -35,7 +35,7 @@ use crate::schema::{
 };
 use crate::store::DieselTx;
 use crate::time::to_db;
-use crate::trace::id_list;
+use crate::id_set::IDS;
 
 #[derive(Queryable, Insertable, AsChangeset)]
 #[diesel(table_name = profile_planning, primary_key(profile_id), treat_none_as_null = true)]
@@ -172,14 +172,15 @@ impl PlanRepo for DieselTx {
     ) -> StoreResult<Vec<(Uuid, RoastYield)>> {
         let mut lots: Vec<RecentRow> = Vec::new();
         for chunk in profile_ids.chunks(CHUNK) {
-            // Ids are UUIDs (hex digits and dashes), written into the statement as literals.
-            lots.extend(self.load_sql::<RecentRow>(format!(
-                "SELECT id, profile_id, roasted_micros, weight_unit FROM (\
-                 SELECT id, profile_id, roasted_micros, weight_unit, ROW_NUMBER() OVER (\
-                 PARTITION BY profile_id ORDER BY roasted_date DESC, id DESC) AS n \
-                 FROM roasted_lots WHERE profile_id IN ({})) recent WHERE n <= {per_profile}",
-                id_list(chunk)
-            ))?);
+            lots.extend(self.load_for_ids::<RecentRow>(
+                &format!(
+                    "SELECT id, profile_id, roasted_micros, weight_unit FROM (\
+                     SELECT id, profile_id, roasted_micros, weight_unit, ROW_NUMBER() OVER (\
+                     PARTITION BY profile_id ORDER BY roasted_date DESC, id DESC) AS n \
+                     FROM roasted_lots WHERE profile_id {IDS}) recent WHERE n <= {per_profile}"
+                ),
+                chunk,
+            )?);
         }
         let ids: Vec<String> = lots.iter().map(|l| l.id.clone()).collect();
         let mut used: HashMap<String, Vec<Weight>> = HashMap::new();

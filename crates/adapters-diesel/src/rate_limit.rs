@@ -7,8 +7,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use diesel::RunQueryDsl;
-use diesel::sql_types::{BigInt, Bool, Text};
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Bool, Text, Untyped};
 use roastery_ports::StoreError;
 use roastery_ports::rate_limit::{GcraCheck, GcraQuota, SharedRateLimit};
 
@@ -35,6 +37,49 @@ const SWEEP: &str = "DELETE FROM rate_limits \
 
 /// How many checks pass between two sweeps (per process).
 const SWEEP_EVERY: u64 = 4096;
+
+/// [`CHECK`] with its parameters bound, as a statement each connection prepares once and keeps
+/// (a `sql_query` would be parsed and planned at every request).
+struct Check<'a> {
+    bucket: &'a str,
+    emission_micros: i64,
+    tolerance_micros: i64,
+}
+
+impl QueryId for Check<'_> {
+    type QueryId = ();
+    // Kept by its text, which never changes.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for Check<'_> {
+    type SqlType = Untyped;
+}
+
+impl QueryFragment<Pg> for Check<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let mut rest = CHECK;
+        while let Some((before, after)) = rest.split_once('$') {
+            out.push_sql(before);
+            let mut chars = after.chars();
+            match chars.next() {
+                Some('1') => out.push_bind_param::<Text, _>(&self.bucket)?,
+                Some('2') => out.push_bind_param::<BigInt, _>(&self.emission_micros)?,
+                Some('3') => out.push_bind_param::<BigInt, _>(&self.tolerance_micros)?,
+                other => {
+                    return Err(diesel::result::Error::QueryBuilderError(
+                        format!("no rate-limit parameter ${other:?}").into(),
+                    ));
+                }
+            }
+            rest = chars.as_str();
+        }
+        out.push_sql(rest);
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<PgConnection> for Check<'_> {}
 
 #[derive(diesel::QueryableByName)]
 struct Row {
@@ -78,16 +123,40 @@ impl SharedRateLimit for PgRateLimit {
         {
             tracing::warn!(error = %e, "sweeping rate-limit buckets failed");
         }
-        let row: Row = diesel::sql_query(CHECK)
-            .bind::<Text, _>(bucket)
-            .bind::<BigInt, _>(quota.emission_micros)
-            .bind::<BigInt, _>(quota.tolerance_micros())
-            .get_result(c)
-            .map_err(store_error)?;
+        let row: Row = Check {
+            bucket,
+            emission_micros: quota.emission_micros,
+            tolerance_micros: quota.tolerance_micros(),
+        }
+        .get_result(c)
+        .map_err(store_error)?;
         Ok(GcraCheck {
             allowed: row.allowed,
             tat_micros: row.tat,
             now_micros: row.checked_at,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::debug_query;
+
+    use super::*;
+
+    #[test]
+    fn the_check_binds_each_parameter_where_it_is_used_and_its_text_never_changes() {
+        let check = |bucket| Check {
+            bucket,
+            emission_micros: 1_000,
+            tolerance_micros: 5_000,
+        };
+        let text = debug_query::<Pg, _>(&check("client-a")).to_string();
+        let (sql, binds) = text.split_once(" -- binds: ").unwrap_or_default();
+        assert_eq!(sql.matches('$').count(), 5, "{sql}");
+        assert!(sql.contains("SELECT $1, now.us + $2"), "{sql}");
+        assert_eq!(binds, r#"["client-a", 1000, 5000, 5000, 1000]"#);
+        let other = debug_query::<Pg, _>(&check("client-b")).to_string();
+        assert_eq!(other.split_once(" -- ").map(|p| p.0), Some(sql));
     }
 }

@@ -35,6 +35,7 @@ use roastery_ports::view::LocationRef;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
+use crate::id_set::IDS;
 use crate::error::{OrStoreError, corrupt};
 use crate::order::{ItemRow, OrderRow, ShipmentRow};
 use crate::product::CHUNK;
@@ -249,23 +250,32 @@ impl EdgeSource {
     }
 }
 
-/// The recursive query of a trace from `start`: the edges at the start, then, level by level,
+/// The recursive query of a trace from its starts: the edges at the starts, then, level by level,
 /// the edges at the far end of those reached. Every step looks each kind of edge up by its
 /// index, so the cost follows the size of the answer, not of the whole genealogy. PostgreSQL
 /// allows one reference to the recursive relation (hence `LATERAL`), SQLite no `LATERAL` but
 /// several recursive selects.
-fn trace_sql(postgres: bool, start: Uuid, direction: Direction) -> String {
-    trace_from_sql(postgres, &[start], direction)
-}
-
-/// [`trace_sql`] from several starts at once (lots or orders: ids are unique across tables).
-fn trace_from_sql(postgres: bool, starts: &[Uuid], direction: Direction) -> String {
-    let reached = reached_sql(postgres, &format!("IN ({})", id_list(starts)), direction);
-    format!(
-        "WITH RECURSIVE {reached} \
-         SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
-           FROM reached ORDER BY at, edge_key"
-    )
+/// The trace from several starts at once (lots or orders: ids are unique across tables), whose
+/// ids are [`IDS`]: the same text for any starts, written once per backend and direction.
+fn trace_from_sql(postgres: bool, direction: Direction) -> &'static str {
+    fn write(postgres: bool, direction: Direction) -> String {
+        let reached = reached_sql(postgres, IDS, direction);
+        format!(
+            "WITH RECURSIVE {reached} \
+             SELECT from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at \
+               FROM reached ORDER BY at, edge_key"
+        )
+    }
+    static SQLITE_DOWN: LazyLock<String> = LazyLock::new(|| write(false, Direction::Downstream));
+    static SQLITE_UP: LazyLock<String> = LazyLock::new(|| write(false, Direction::Upstream));
+    static PG_DOWN: LazyLock<String> = LazyLock::new(|| write(true, Direction::Downstream));
+    static PG_UP: LazyLock<String> = LazyLock::new(|| write(true, Direction::Upstream));
+    match (postgres, direction) {
+        (false, Direction::Downstream) => &SQLITE_DOWN,
+        (false, Direction::Upstream) => &SQLITE_UP,
+        (true, Direction::Downstream) => &PG_DOWN,
+        (true, Direction::Upstream) => &PG_UP,
+    }
 }
 
 /// The recursive relation `reached` of the edges of a trace from the lots or orders whose id
@@ -553,14 +563,6 @@ fn edge(r: EdgeRow) -> StoreResult<Edge> {
     })
 }
 
-/// `'a', 'b'` for an `IN` list of ids.
-pub(crate) fn id_list(ids: &[Uuid]) -> String {
-    ids.iter()
-        .map(|id| format!("'{id}'"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl DieselTx {
     pub(crate) fn load_sql<T>(&mut self, sql: String) -> StoreResult<Vec<T>>
     where
@@ -574,10 +576,7 @@ impl TraceRepo for DieselTx {
     fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()> {
         let rows: Vec<EntryRow> = entries.iter().map(entry_row).collect();
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(ledger_entries::table)
-                .values(chunk)
-                .execute(c))
-            .store()?;
+            on_backend!(self.conn(), |c| insert_rows!(c, ledger_entries::table, chunk)).store()?;
         }
         Ok(())
     }
@@ -647,8 +646,8 @@ impl TraceRepo for DieselTx {
 
     fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
         let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
-        let sql = trace_sql(postgres, start.id, direction);
-        let rows: Vec<EdgeRow> = self.load_sql(sql)?;
+        let rows: Vec<EdgeRow> =
+            self.load_for_ids(trace_from_sql(postgres, direction), &[start.id])?;
         rows.into_iter().map(edge).collect()
     }
 
@@ -659,7 +658,7 @@ impl TraceRepo for DieselTx {
         let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
         let ids: Vec<Uuid> = starts.iter().map(|r| r.id()).collect();
         let rows: Vec<EdgeRow> =
-            self.load_sql(trace_from_sql(postgres, &ids, Direction::Upstream))?;
+            self.load_for_ids(trace_from_sql(postgres, Direction::Upstream), &ids)?;
         rows.into_iter().map(edge).collect()
     }
 
@@ -686,33 +685,34 @@ impl TraceRepo for DieselTx {
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
         let mut found = Vec::with_capacity(lots.len());
         for chunk in lots.chunks(1000) {
-            let mut selects = Vec::new();
-            for (kind, table, location) in [
-                (LotKind::Green, "green_lots", "location_id"),
-                (LotKind::Roasted, "roasted_lots", "location_id"),
-                (LotKind::Blended, "blended_lots", "location_id"),
-            ] {
-                let ids: Vec<Uuid> = chunk
-                    .iter()
-                    .filter(|l| l.kind == kind)
-                    .map(|l| l.id)
-                    .collect();
-                if !ids.is_empty() {
-                    selects.push(format!(
-                        "SELECT id, '{t}' AS lot_type, lot_number, name, weight_micros, \
-                         weight_unit, {location} AS location_id, consumed_at FROM {table} \
-                         WHERE id IN ({ids})",
-                        t = kind.reference_type(),
-                        ids = id_list(&ids)
-                    ));
-                }
-            }
+            // Every table asked is given every id (ids are unique across tables), so the text
+            // depends only on which tables are asked; a lot found under another kind than the
+            // one asked for is not what was asked.
+            let selects: Vec<String> = [
+                (LotKind::Green, "green_lots"),
+                (LotKind::Roasted, "roasted_lots"),
+                (LotKind::Blended, "blended_lots"),
+            ]
+            .into_iter()
+            .filter(|(kind, _)| chunk.iter().any(|l| l.kind == *kind))
+            .map(|(kind, table)| {
+                format!(
+                    "SELECT id, '{t}' AS lot_type, lot_number, name, weight_micros, \
+                     weight_unit, location_id, consumed_at FROM {table} WHERE id {IDS}",
+                    t = kind.reference_type(),
+                )
+            })
+            .collect();
             if selects.is_empty() {
                 continue;
             }
-            let rows: Vec<LotRow> = self.load_sql(selects.join(" UNION ALL "))?;
+            let ids: Vec<Uuid> = chunk.iter().map(|l| l.id).collect();
+            let rows: Vec<LotRow> = self.load_for_ids(&selects.join(" UNION ALL "), &ids)?;
             for r in rows {
-                found.push(traced_lot(r)?);
+                let lot = traced_lot(r)?;
+                if chunk.contains(&lot.lot) {
+                    found.push(lot);
+                }
             }
         }
         Ok(found)
@@ -748,10 +748,10 @@ impl TraceRepo for DieselTx {
     fn cuppings_of_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Cupping>> {
         let mut cupping_ids: Vec<Uuid> = Vec::new();
         for chunk in lot_ids.chunks(1000) {
-            let rows: Vec<IdRow> = self.load_sql(format!(
-                "SELECT DISTINCT cupping_id AS id FROM cupped_coffees WHERE lot_id IN ({})",
-                id_list(chunk)
-            ))?;
+            let rows: Vec<IdRow> = self.load_for_ids(
+                "SELECT DISTINCT cupping_id AS id FROM cupped_coffees WHERE lot_id {ids}",
+                chunk,
+            )?;
             for r in rows {
                 cupping_ids.push(uuid("cupping", &r.id)?);
             }

@@ -306,3 +306,79 @@ fn a_green_lot_is_locked_by_the_statement_that_loads_it_on_postgresql() {
         "{statements:#?}"
     );
 }
+
+/// On PostgreSQL every statement of a weight write is prepared once per connection and kept,
+/// the inserts of its ledger entry and event included (Diesel keeps no insert of a slice of
+/// rows): the first write prepares them, the next prepares nothing and runs as many.
+#[test]
+fn a_write_prepares_its_statements_once_on_postgresql() {
+    record_statements();
+    let Some(db) = support::postgres("statements_kept_write") else {
+        return;
+    };
+    let (app, g) = traced(&db.url);
+    let lot = g.green[0].id;
+    let set = |kg: i64| {
+        app.set_green_lot_weight(roastery_app::green_lot::SetGreenLotWeight {
+            green_lot_id: lot,
+            weight: roastery_app::green_lot::WeightInput {
+                amount: rust_decimal::Decimal::from(kg),
+                unit: roastery_domain::weight::WeightUnit::Kg,
+            },
+        })
+        .unwrap();
+    };
+    let mut ran = Vec::new();
+    let kept = kept_by(|| ran = sql_of(|| set(70)));
+    let writes: Vec<&String> = ran
+        .iter()
+        .filter(|s| !is_transaction_control(s))
+        .collect();
+    assert_eq!(writes.len(), 4, "{ran:#?}");
+    for statement in writes {
+        let text = statement.split(" -- binds").next().unwrap_or_default();
+        assert!(
+            kept.iter().any(|k| k == text),
+            "not kept: {text}\nkept: {kept:#?}"
+        );
+    }
+    for kg in 71..75 {
+        let kept = kept_by(|| set(kg));
+        assert!(kept.is_empty(), "prepared again: {kept:#?}");
+    }
+}
+
+/// On PostgreSQL the statements of a due-diligence report (the upstream trace from its starts,
+/// the source lots, their documents' sizes) have one text whatever the starts: the report of an
+/// order after the report of a lot prepares nothing new.
+#[test]
+fn due_diligence_reads_are_prepared_once_whatever_their_ids_on_postgresql() {
+    use roastery_app::due_diligence::DueDiligenceOf;
+    record_statements();
+    let Some(db) = support::postgres("statements_kept_dd") else {
+        return;
+    };
+    let (app, g) = traced(&db.url);
+    let report = |of| app.due_diligence_of(of).unwrap();
+    let first = kept_by(|| {
+        let r = report(DueDiligenceOf::Lot(g.blended.id));
+        assert!(!r.sources.is_empty(), "{r:?}");
+    });
+    assert!(
+        first.iter().any(|sql| sql.contains("RECURSIVE") && sql.contains("IN (SELECT unnest($1))")),
+        "{first:#?}"
+    );
+    for of in [
+        DueDiligenceOf::Order(g.orders[0].id),
+        DueDiligenceOf::Lot(g.roasted[0].id),
+        DueDiligenceOf::Order(g.orders[1].id),
+    ] {
+        let mut ran = Vec::new();
+        let kept = kept_by(|| ran = sql_of(|| drop(report(of))));
+        assert!(kept.is_empty(), "{of:?} prepared again: {kept:#?}");
+        assert!(
+            !ran.iter().any(|sql| sql.contains(" IN ('")),
+            "{of:?}: ids written into a statement: {ran:#?}"
+        );
+    }
+}
