@@ -4,7 +4,10 @@
 //! projects and details are small JSON documents in text columns.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
@@ -75,6 +78,55 @@ struct GreenLotChange {
     details: String,
     last_modified_date: NaiveDateTime,
 }
+
+/// [`GreenLotChange`] written to the lot `id`, its listing item cleared (the unit of work stores
+/// the new one), as a statement each PostgreSQL connection prepares once and keeps: Diesel's
+/// builder never keeps an `UPDATE`, and this one runs at every weight change and transfer.
+struct KeptGreenLotUpdate<'a> {
+    change: &'a GreenLotChange,
+    id: &'a str,
+}
+
+impl QueryId for KeptGreenLotUpdate<'_> {
+    type QueryId = ();
+    // Kept by its text, which never changes.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl QueryFragment<Pg> for KeptGreenLotUpdate<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let c = self.change;
+        out.push_sql("UPDATE green_lots SET name = ");
+        out.push_bind_param::<Text, _>(&c.name)?;
+        out.push_sql(", ico_number = ");
+        out.push_bind_param::<Nullable<Text>, _>(&c.ico_number)?;
+        out.push_sql(", external_id = ");
+        out.push_bind_param::<Nullable<Text>, _>(&c.external_id)?;
+        out.push_sql(", weight_micros = ");
+        out.push_bind_param::<BigInt, _>(&c.weight_micros)?;
+        out.push_sql(", weight_unit = ");
+        out.push_bind_param::<Text, _>(&c.weight_unit)?;
+        out.push_sql(", consumed_at = ");
+        out.push_bind_param::<Nullable<Timestamp>, _>(&c.consumed_at)?;
+        out.push_sql(", price_micros = ");
+        out.push_bind_param::<Nullable<BigInt>, _>(&c.price_micros)?;
+        out.push_sql(", price_currency = ");
+        out.push_bind_param::<Nullable<Text>, _>(&c.price_currency)?;
+        out.push_sql(", location_id = ");
+        out.push_bind_param::<Nullable<Text>, _>(&c.location_id)?;
+        out.push_sql(", projects = ");
+        out.push_bind_param::<Text, _>(&c.projects)?;
+        out.push_sql(", details = ");
+        out.push_bind_param::<Text, _>(&c.details)?;
+        out.push_sql(", last_modified_date = ");
+        out.push_bind_param::<Timestamp, _>(&c.last_modified_date)?;
+        out.push_sql(", listing_item = NULL WHERE id = ");
+        out.push_bind_param::<Text, _>(&self.id)?;
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<PgConnection> for KeptGreenLotUpdate<'_> {}
 
 #[derive(Serialize, Deserialize)]
 struct ProjectJson {
@@ -252,10 +304,18 @@ impl GreenLotRepo for DieselTx {
         let change = GreenLotRow::from_domain(lot)?.change();
         // The item is stored by the unit of work once the lot is written (see `listing`).
         self.written.green(lot);
-        let updated = diesel::update(green_lots::table.find(lot.id.to_string()))
-            .set((change, green_lots::listing_item.eq(None::<String>)))
-            .execute(self.conn())
-            .store()?;
+        let id = lot.id.to_string();
+        let updated = match self.conn() {
+            AnyConnection::Postgresql(c) => KeptGreenLotUpdate {
+                change: &change,
+                id: &id,
+            }
+            .execute(c),
+            conn => diesel::update(green_lots::table.find(&id))
+                .set((change, green_lots::listing_item.eq(None::<String>)))
+                .execute(conn),
+        }
+        .store()?;
         if updated == 0 {
             return Err(StoreError::Internal(format!(
                 "green lot {} is not stored",

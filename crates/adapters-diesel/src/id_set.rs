@@ -13,10 +13,11 @@
 //!
 //! Only [`Uuid`] values (hex digits and dashes) are ever written into a statement's text.
 
+use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Array, Text, Untyped};
+use diesel::sql_types::{Array, Bool, Text, Untyped};
 use diesel::sqlite::Sqlite;
 use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
@@ -61,6 +62,50 @@ impl QueryFragment<Pg> for KeptForIds<'_> {
 }
 
 impl RunQueryDsl<PgConnection> for KeptForIds<'_> {}
+
+/// `column IN (SELECT unnest($n))` with the ids bound: [`IDS`]'s semi-join as an expression of
+/// Diesel's query builder (PostgreSQL only), for typed queries Diesel keeps (a `dsl::sql`
+/// fragment is never kept).
+pub(crate) struct InIds<C> {
+    column: C,
+    ids: Vec<String>,
+}
+
+/// `column` is one of `ids`.
+pub(crate) fn in_ids<C>(column: C, ids: &[Uuid]) -> InIds<C> {
+    InIds {
+        column,
+        ids: ids.iter().map(Uuid::to_string).collect(),
+    }
+}
+
+impl<C> Expression for InIds<C> {
+    type SqlType = Bool;
+}
+
+impl<C: QueryId> QueryId for InIds<C> {
+    type QueryId = InIds<C::QueryId>;
+    // The text depends only on the column: the ids are one bound array.
+    const HAS_STATIC_QUERY_ID: bool = C::HAS_STATIC_QUERY_ID;
+}
+
+impl<C: ValidGrouping<GB>, GB> ValidGrouping<GB> for InIds<C> {
+    type IsAggregate = C::IsAggregate;
+}
+
+impl<C: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for InIds<C> {}
+
+impl<C: SelectableExpression<QS>, QS> SelectableExpression<QS> for InIds<C> {}
+
+impl<C: QueryFragment<Pg>> QueryFragment<Pg> for InIds<C> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.column.walk_ast(out.reborrow())?;
+        out.push_sql(" IN (SELECT unnest(");
+        out.push_bind_param::<Array<Text>, _>(&self.ids)?;
+        out.push_sql("))");
+        Ok(())
+    }
+}
 
 /// `'a', 'b'` for an `IN` list of ids.
 fn id_list(ids: &[Uuid]) -> String {

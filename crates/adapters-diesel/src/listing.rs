@@ -3,9 +3,10 @@
 //! rendering of items that are missing or of another version when the store opens.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use diesel::dsl::sql;
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Bool, Text};
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::Text;
 use roastery_domain::page::PageRequest;
 use roastery_domain::stock::LotKind;
 use roastery_ports::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
@@ -14,6 +15,7 @@ use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
+use crate::id_set::in_ids;
 use crate::row::uuid;
 use crate::schema::{blended_lots, green_lots, roasted_lots};
 use crate::store::DieselTx;
@@ -70,6 +72,43 @@ macro_rules! item_page {
     }};
 }
 
+/// The table of a kind of lot.
+fn table_of(kind: LotKind) -> &'static str {
+    match kind {
+        LotKind::Green => "green_lots",
+        LotKind::Roasted => "roasted_lots",
+        LotKind::Blended => "blended_lots",
+    }
+}
+
+/// A lot's listing item stored, as a statement each PostgreSQL connection prepares once and keeps
+/// (Diesel's builder never keeps an `UPDATE`; this one follows every write of a lot).
+struct KeptItemUpdate<'a> {
+    table: &'static str,
+    id: &'a str,
+    json: &'a str,
+}
+
+impl QueryId for KeptItemUpdate<'_> {
+    type QueryId = ();
+    // Kept by its text: one per table.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl QueryFragment<Pg> for KeptItemUpdate<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("UPDATE ");
+        out.push_sql(self.table);
+        out.push_sql(" SET listing_item = ");
+        out.push_bind_param::<Text, _>(&self.json)?;
+        out.push_sql(" WHERE id = ");
+        out.push_bind_param::<Text, _>(&self.id)?;
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<PgConnection> for KeptItemUpdate<'_> {}
+
 impl ListingRepo for DieselTx {
     fn green_lot_items(
         &mut self,
@@ -104,13 +143,7 @@ impl ListingRepo for DieselTx {
         let rows: Vec<ItemRow> = match self.conn() {
             // A semi-join, not `= ANY($1)`: see `id_set.rs` (a kept plan searches the array
             // linearly for every row of a scan).
-            AnyConnection::Postgresql(c) => query
-                .filter(
-                    sql::<Bool>("\"roasted_lots\".\"id\" IN (SELECT unnest(")
-                        .bind::<Array<Text>, _>(keys)
-                        .sql("))"),
-                )
-                .load(c),
+            AnyConnection::Postgresql(c) => query.filter(in_ids(roasted_lots::id, ids)).load(c),
             AnyConnection::Sqlite(c) => query.filter(roasted_lots::id.eq_any(keys)).load(c),
         }
         .store()?;
@@ -134,6 +167,16 @@ impl ListingRepo for DieselTx {
             let id = item.id.to_string();
             let json = Some(item.json.as_str());
             let conn = self.conn();
+            if let AnyConnection::Postgresql(c) = conn {
+                KeptItemUpdate {
+                    table: table_of(kind),
+                    id: &id,
+                    json: &item.json,
+                }
+                .execute(c)
+                .store()?;
+                continue;
+            }
             match kind {
                 LotKind::Green => diesel::update(green_lots::table.find(id))
                     .set(green_lots::listing_item.eq(json))

@@ -230,8 +230,9 @@ impl OrderRepo for DieselTx {
             })
             .collect();
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(c, orders::table, chunk)).store()
-            .map_err(crate::error::concurrent_insert)?;
+            on_backend!(self.conn(), |c| insert_rows!(c, orders::table, chunk))
+                .store()
+                .map_err(crate::error::concurrent_insert)?;
         }
         self.insert_items(&item_rows(orders)?)
     }

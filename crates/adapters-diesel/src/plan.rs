@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::error::{OrStoreError, corrupt};
+use crate::id_set::IDS;
 use crate::product::CHUNK;
 use crate::roast::id_texts;
 use crate::row::uuid;
@@ -35,7 +36,6 @@ use crate::schema::{
 };
 use crate::store::DieselTx;
 use crate::time::to_db;
-use crate::id_set::IDS;
 
 #[derive(Queryable, Insertable, AsChangeset)]
 #[diesel(table_name = profile_planning, primary_key(profile_id), treat_none_as_null = true)]

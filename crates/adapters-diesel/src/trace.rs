@@ -35,8 +35,8 @@ use roastery_ports::view::LocationRef;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
-use crate::id_set::IDS;
 use crate::error::{OrStoreError, corrupt};
+use crate::id_set::IDS;
 use crate::order::{ItemRow, OrderRow, ShipmentRow};
 use crate::product::CHUNK;
 use crate::row::uuid;
@@ -576,7 +576,12 @@ impl TraceRepo for DieselTx {
     fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()> {
         let rows: Vec<EntryRow> = entries.iter().map(entry_row).collect();
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(c, ledger_entries::table, chunk)).store()?;
+            on_backend!(self.conn(), |c| insert_rows!(
+                c,
+                ledger_entries::table,
+                chunk
+            ))
+            .store()?;
         }
         Ok(())
     }

@@ -298,13 +298,40 @@ fn a_green_lot_is_locked_by_the_statement_that_loads_it_on_postgresql() {
         [
             "BEGIN ISOLATION LEVEL",
             "SELECT \"green_lots\".\"id\", \"green_lots\".\"origin_id\",",
-            "UPDATE \"green_lots\" SET",
+            "UPDATE green_lots SET",
             "INSERT INTO \"ledger_entries\"",
             "INSERT INTO \"events\"",
             "COMMIT",
         ],
         "{statements:#?}"
     );
+}
+
+/// Listing items as a lot's number: enough to store one per write.
+struct Numbers;
+
+impl roastery_ports::listing::ListingRender for Numbers {
+    fn version(&self) -> u32 {
+        1
+    }
+    fn green_lot(
+        &self,
+        view: &roastery_ports::view::GreenLotView,
+    ) -> Result<String, roastery_ports::StoreError> {
+        Ok(view.lot.lot_number.to_string())
+    }
+    fn roasted_lot(
+        &self,
+        view: &roastery_ports::view::RoastedLotView,
+    ) -> Result<String, roastery_ports::StoreError> {
+        Ok(view.lot.lot_number.to_string())
+    }
+    fn blended_lot(
+        &self,
+        view: &roastery_ports::view::BlendedLotView,
+    ) -> Result<String, roastery_ports::StoreError> {
+        Ok(view.lot.lot_number.to_string())
+    }
 }
 
 /// On PostgreSQL every statement of a weight write is prepared once per connection and kept,
@@ -317,6 +344,8 @@ fn a_write_prepares_its_statements_once_on_postgresql() {
         return;
     };
     let (app, g) = traced(&db.url);
+    // As served: each write stores the lot's listing item too.
+    let app = app.rendering_listings(Arc::new(Numbers));
     let lot = g.green[0].id;
     let set = |kg: i64| {
         app.set_green_lot_weight(roastery_app::green_lot::SetGreenLotWeight {
@@ -330,11 +359,14 @@ fn a_write_prepares_its_statements_once_on_postgresql() {
     };
     let mut ran = Vec::new();
     let kept = kept_by(|| ran = sql_of(|| set(70)));
-    let writes: Vec<&String> = ran
-        .iter()
-        .filter(|s| !is_transaction_control(s))
-        .collect();
-    assert_eq!(writes.len(), 4, "{ran:#?}");
+    let writes: Vec<&String> = ran.iter().filter(|s| !is_transaction_control(s)).collect();
+    // Load and lock, update, ledger entry, listing item, event (and the lot's location, read
+    // once and cached).
+    assert!(writes.len() >= 5, "{ran:#?}");
+    assert!(
+        writes.iter().any(|s| s.contains("SET listing_item")),
+        "{ran:#?}"
+    );
     for statement in writes {
         let text = statement.split(" -- binds").next().unwrap_or_default();
         assert!(
@@ -365,7 +397,9 @@ fn due_diligence_reads_are_prepared_once_whatever_their_ids_on_postgresql() {
         assert!(!r.sources.is_empty(), "{r:?}");
     });
     assert!(
-        first.iter().any(|sql| sql.contains("RECURSIVE") && sql.contains("IN (SELECT unnest($1))")),
+        first
+            .iter()
+            .any(|sql| sql.contains("RECURSIVE") && sql.contains("IN (SELECT unnest($1))")),
         "{first:#?}"
     );
     for of in [
@@ -381,4 +415,31 @@ fn due_diligence_reads_are_prepared_once_whatever_their_ids_on_postgresql() {
             "{of:?}: ids written into a statement: {ran:#?}"
         );
     }
+}
+
+/// The listing items of lots asked by id are read by one statement PostgreSQL keeps, whatever
+/// the ids: a semi-join over one bound array.
+#[test]
+fn items_by_ids_are_read_by_one_kept_statement_on_postgresql() {
+    use roastery_ports::Store;
+    use roastery_ports::listing::ListingRepo;
+    record_statements();
+    let Some(db) = support::postgres("statements_kept_by_ids") else {
+        return;
+    };
+    let (app, g) = traced(&db.url);
+    let read = |ids: Vec<Uuid>| {
+        app.store()
+            .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids)?))
+            .unwrap();
+    };
+    let first = kept_by(|| read(vec![g.roasted[0].id]));
+    assert!(
+        first
+            .iter()
+            .any(|sql| sql.contains("IN (SELECT unnest($1))")),
+        "{first:#?}"
+    );
+    let again = kept_by(|| read(vec![g.roasted[1].id, g.roasted[0].id, Uuid::from_u128(7)]));
+    assert!(again.is_empty(), "prepared again: {again:#?}");
 }

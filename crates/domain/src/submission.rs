@@ -165,10 +165,7 @@ impl StatementRequest {
         }
         let mut seen = HashSet::new();
         if let Some(twice) = input.green_lot_ids.iter().find(|id| !seen.insert(**id)) {
-            return Err(invalid(
-                "greenLotIds",
-                format!("{twice} is listed twice"),
-            ));
+            return Err(invalid("greenLotIds", format!("{twice} is listed twice")));
         }
         let activity_type = ActivityType::parse(&input.activity_type).ok_or_else(|| {
             invalid(
@@ -290,14 +287,15 @@ fn base64_len(bytes: usize) -> usize {
 /// Assembles the statement of `lots` (in the request's order) and judges it by the IS's rules.
 pub fn assemble(request: &StatementRequest, lots: &[DdsLot], internal_reference: &str) -> Preview {
     let mut problems = Vec::new();
-    let mut problem = |lot_id: Option<Uuid>, field: ProblemAt, rule: &'static str, message: String| {
-        problems.push(Problem {
-            lot_id,
-            field,
-            rule,
-            message,
-        });
-    };
+    let mut problem =
+        |lot_id: Option<Uuid>, field: ProblemAt, rule: &'static str, message: String| {
+            problems.push(Problem {
+                lot_id,
+                field,
+                rule,
+                message,
+            });
+        };
     if lots.len() > MAX_LOTS {
         problem(
             None,
@@ -895,8 +893,14 @@ mod tests {
             .collect();
         for expected in [
             ("COUNTRY_OF_ACTIVITY", "data.countryOfActivity"),
-            ("STATEMENT_NUMBER", "dueDiligence.statements[0].referenceNumber"),
-            ("POLYGON_HOLE", "dueDiligence.plots.features[0].geometry.coordinates"),
+            (
+                "STATEMENT_NUMBER",
+                "dueDiligence.statements[0].referenceNumber",
+            ),
+            (
+                "POLYGON_HOLE",
+                "dueDiligence.plots.features[0].geometry.coordinates",
+            ),
             ("NOT_A_SOURCE", "data.greenLotIds[1]"),
             ("NO_DUE_DILIGENCE", "data.greenLotIds[2]"),
         ] {
