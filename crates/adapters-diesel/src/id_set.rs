@@ -1,15 +1,14 @@
 //! Raw statements over a set of ids, written so that their text does not depend on the ids.
 //!
 //! Such a statement names the set by [`IDS`] (`WHERE g.id {ids}`). On PostgreSQL that becomes
-//! `IN (SELECT unnest($n))` with the ids bound as one text array: the text is the same for one id
-//! or a thousand, so Diesel prepares the statement once per connection and keeps it, and
-//! PostgreSQL stops parsing and planning it at every call (a `sql_query` is never kept; for a
-//! recursive trace the planning alone cost about a millisecond of the database's CPU). A
-//! semi-join rather than `= ANY($n)`: once PostgreSQL keeps a generic plan, `= ANY` of a bound
-//! array searches the array linearly for every row a scan reads (a hundred ids over a small table
-//! cost ten thousand comparisons), while the semi-join probes an index or a hash per id. On SQLite
-//! it becomes an `IN (...)` list of the ids written out: SQLite prepares in process, in
-//! microseconds, and probes the index for each.
+//! `= ANY($n)` with the ids bound as one text array: the text is the same for one id or a
+//! thousand, so Diesel prepares the statement once per connection and keeps it, and PostgreSQL
+//! stops parsing it at every call (a `sql_query` is never kept). PostgreSQL still plans these
+//! statements at each execution: for one start or a few, a plan for the bound ids looks cheaper
+//! to it than a generic one (`pg_prepared_statements` counts custom plans only). A semi-join
+//! (`IN (SELECT unnest($n))`) was tried and planned slower still; it is used where a generic
+//! plan is kept, for listing items by ids ([`in_ids`]). On SQLite [`IDS`] becomes an `IN (...)`
+//! list of the ids written out: SQLite prepares in process, in microseconds.
 //!
 //! Only [`Uuid`] values (hex digits and dashes) are ever written into a statement's text.
 
@@ -29,7 +28,7 @@ use crate::store::DieselTx;
 /// Where a statement's text says "is one of the ids".
 pub(crate) const IDS: &str = "{ids}";
 
-/// `sql` with each [`IDS`] as `IN (SELECT unnest(…))` of the ids, bound.
+/// `sql` with each [`IDS`] as `= ANY(…)` of the ids, bound.
 struct KeptForIds<'a> {
     sql: &'a str,
     ids: Vec<String>,
@@ -52,9 +51,9 @@ impl QueryFragment<Pg> for KeptForIds<'_> {
             out.push_sql(first);
         }
         for part in parts {
-            out.push_sql("IN (SELECT unnest(");
+            out.push_sql("= ANY(");
             out.push_bind_param::<Array<Text>, _>(&self.ids)?;
-            out.push_sql("))");
+            out.push_sql(")");
             out.push_sql(part);
         }
         Ok(())
@@ -63,9 +62,11 @@ impl QueryFragment<Pg> for KeptForIds<'_> {
 
 impl RunQueryDsl<PgConnection> for KeptForIds<'_> {}
 
-/// `column IN (SELECT unnest($n))` with the ids bound: [`IDS`]'s semi-join as an expression of
-/// Diesel's query builder (PostgreSQL only), for typed queries Diesel keeps (a `dsl::sql`
-/// fragment is never kept).
+/// `column IN (SELECT unnest($n))` with the ids bound, as an expression of Diesel's query builder
+/// (PostgreSQL only) in a typed query Diesel keeps (a `dsl::sql` fragment is never kept). For a
+/// statement PostgreSQL keeps one generic plan of: there `= ANY($n)` of a bound array searches the
+/// array linearly for every row a scan reads (a hundred ids over a small table: ten thousand
+/// comparisons), while the semi-join probes a hash or an index per id.
 pub(crate) struct InIds<C> {
     column: C,
     ids: Vec<String>,
@@ -157,8 +158,7 @@ mod tests {
         let text = debug_query::<Pg, _>(&kept).to_string();
         assert!(
             text.starts_with(
-                "SELECT id FROM a WHERE id IN (SELECT unnest($1)) \
-                 UNION SELECT id FROM b WHERE ref IN (SELECT unnest($2))"
+                "SELECT id FROM a WHERE id = ANY($1) UNION SELECT id FROM b WHERE ref = ANY($2)"
             ),
             "{text}"
         );

@@ -141,8 +141,8 @@ impl ListingRepo for DieselTx {
             roasted_lots::listing_item,
         ));
         let rows: Vec<ItemRow> = match self.conn() {
-            // A semi-join, not `= ANY($1)`: see `id_set.rs` (a kept plan searches the array
-            // linearly for every row of a scan).
+            // A semi-join, not `= ANY($1)`: see `in_ids` (PostgreSQL keeps this statement's
+            // generic plan, in which `= ANY` searches the array linearly for every row read).
             AnyConnection::Postgresql(c) => query.filter(in_ids(roasted_lots::id, ids)).load(c),
             AnyConnection::Sqlite(c) => query.filter(roasted_lots::id.eq_any(keys)).load(c),
         }
