@@ -253,6 +253,18 @@ fn a_trace_statement_is_prepared_once_per_connection_on_postgresql() {
     }
 }
 
+/// Sets the weight of the green lot `lot` to `kg`.
+fn set_weight(app: &Roastery<DieselStore>, lot: Uuid, kg: i64) {
+    app.set_green_lot_weight(roastery_app::green_lot::SetGreenLotWeight {
+        green_lot_id: lot,
+        weight: roastery_app::green_lot::WeightInput {
+            amount: rust_decimal::Decimal::from(kg),
+            unit: roastery_domain::weight::WeightUnit::Kg,
+        },
+    })
+    .unwrap();
+}
+
 /// One green lot written back on PostgreSQL is locked by the statement that loads it
 /// (`SELECT … FOR UPDATE`), not by a lock statement of its own before the load, and the whole
 /// write is six round trips.
@@ -264,16 +276,7 @@ fn a_green_lot_is_locked_by_the_statement_that_loads_it_on_postgresql() {
     };
     let (app, g) = traced(&db.url);
     let lot = g.green[0].id;
-    let set = |kg: i64| {
-        app.set_green_lot_weight(roastery_app::green_lot::SetGreenLotWeight {
-            green_lot_id: lot,
-            weight: roastery_app::green_lot::WeightInput {
-                amount: rust_decimal::Decimal::from(kg),
-                unit: roastery_domain::weight::WeightUnit::Kg,
-            },
-        })
-        .unwrap()
-    };
+    let set = |kg: i64| set_weight(&app, lot, kg);
     set(70); // opens the connection first: not counted
     let statements = sql_of(|| {
         set(71);
@@ -347,16 +350,7 @@ fn a_write_prepares_its_statements_once_on_postgresql() {
     // As served: each write stores the lot's listing item too.
     let app = app.rendering_listings(Arc::new(Numbers));
     let lot = g.green[0].id;
-    let set = |kg: i64| {
-        app.set_green_lot_weight(roastery_app::green_lot::SetGreenLotWeight {
-            green_lot_id: lot,
-            weight: roastery_app::green_lot::WeightInput {
-                amount: rust_decimal::Decimal::from(kg),
-                unit: roastery_domain::weight::WeightUnit::Kg,
-            },
-        })
-        .unwrap();
-    };
+    let set = |kg: i64| set_weight(&app, lot, kg);
     let mut ran = Vec::new();
     let kept = kept_by(|| ran = sql_of(|| set(70)));
     let writes: Vec<&String> = ran.iter().filter(|s| !is_transaction_control(s)).collect();
