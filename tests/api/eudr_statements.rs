@@ -330,6 +330,12 @@ with_stub! {
             json!({"data": {"greenLotIds": [g1], "activityType": "IMPORT", "countryOfActivity": "US"}})).await;
         assert_eq!(preview["problems"][0]["field"], "data.countryOfActivity", "{preview}");
         assert_eq!(preview["problems"][0]["lotId"], Value::Null, "{preview}");
+        // A request the use case refuses names its field under `data` too.
+        let (status, body) = app.call(t, "eudr.statement.previewStatement",
+            json!({"data": {"greenLotIds": [g1, g1], "activityType": "IMPORT"}})).await;
+        assert_error(status, &body, 400, "invalid_parameter");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("data.greenLotIds: ") && message.contains("listed twice"), "{body}");
     }
 
     async fn a_submission_whose_answer_was_lost_is_found_by_its_reference_and_followed(app, stub) {

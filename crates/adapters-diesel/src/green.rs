@@ -6,7 +6,7 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use roastery_domain::event::{Change, Resource, Subject};
 use roastery_domain::green_lot::GreenLot;
@@ -87,46 +87,55 @@ struct KeptGreenLotUpdate<'a> {
     id: &'a str,
 }
 
-impl QueryId for KeptGreenLotUpdate<'_> {
-    type QueryId = ();
-    // Kept by its text, which never changes.
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
+kept_statement!(KeptGreenLotUpdate);
 
 impl QueryFragment<Pg> for KeptGreenLotUpdate<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        let c = self.change;
+        // Every field named, none left to `..`: a column added to the change and not written
+        // here is a compile error, so this statement and SQLite's derived one stay the same.
+        let GreenLotChange {
+            name,
+            ico_number,
+            external_id,
+            weight_micros,
+            weight_unit,
+            consumed_at,
+            price_micros,
+            price_currency,
+            location_id,
+            projects,
+            details,
+            last_modified_date,
+        } = self.change;
         out.push_sql("UPDATE green_lots SET name = ");
-        out.push_bind_param::<Text, _>(&c.name)?;
+        out.push_bind_param::<Text, _>(name)?;
         out.push_sql(", ico_number = ");
-        out.push_bind_param::<Nullable<Text>, _>(&c.ico_number)?;
+        out.push_bind_param::<Nullable<Text>, _>(ico_number)?;
         out.push_sql(", external_id = ");
-        out.push_bind_param::<Nullable<Text>, _>(&c.external_id)?;
+        out.push_bind_param::<Nullable<Text>, _>(external_id)?;
         out.push_sql(", weight_micros = ");
-        out.push_bind_param::<BigInt, _>(&c.weight_micros)?;
+        out.push_bind_param::<BigInt, _>(weight_micros)?;
         out.push_sql(", weight_unit = ");
-        out.push_bind_param::<Text, _>(&c.weight_unit)?;
+        out.push_bind_param::<Text, _>(weight_unit)?;
         out.push_sql(", consumed_at = ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(&c.consumed_at)?;
+        out.push_bind_param::<Nullable<Timestamp>, _>(consumed_at)?;
         out.push_sql(", price_micros = ");
-        out.push_bind_param::<Nullable<BigInt>, _>(&c.price_micros)?;
+        out.push_bind_param::<Nullable<BigInt>, _>(price_micros)?;
         out.push_sql(", price_currency = ");
-        out.push_bind_param::<Nullable<Text>, _>(&c.price_currency)?;
+        out.push_bind_param::<Nullable<Text>, _>(price_currency)?;
         out.push_sql(", location_id = ");
-        out.push_bind_param::<Nullable<Text>, _>(&c.location_id)?;
+        out.push_bind_param::<Nullable<Text>, _>(location_id)?;
         out.push_sql(", projects = ");
-        out.push_bind_param::<Text, _>(&c.projects)?;
+        out.push_bind_param::<Text, _>(projects)?;
         out.push_sql(", details = ");
-        out.push_bind_param::<Text, _>(&c.details)?;
+        out.push_bind_param::<Text, _>(details)?;
         out.push_sql(", last_modified_date = ");
-        out.push_bind_param::<Timestamp, _>(&c.last_modified_date)?;
+        out.push_bind_param::<Timestamp, _>(last_modified_date)?;
         out.push_sql(", listing_item = NULL WHERE id = ");
         out.push_bind_param::<Text, _>(&self.id)?;
         Ok(())
     }
 }
-
-impl RunQueryDsl<PgConnection> for KeptGreenLotUpdate<'_> {}
 
 #[derive(Serialize, Deserialize)]
 struct ProjectJson {

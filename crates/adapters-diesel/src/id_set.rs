@@ -15,8 +15,8 @@
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Array, Bool, Text, Untyped};
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::{Array, Bool, Text};
 use diesel::sqlite::Sqlite;
 use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
@@ -34,15 +34,7 @@ struct KeptForIds<'a> {
     ids: Vec<String>,
 }
 
-impl QueryId for KeptForIds<'_> {
-    type QueryId = ();
-    // Kept by its text (and bind types), which is the same whatever the ids.
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl Query for KeptForIds<'_> {
-    type SqlType = Untyped;
-}
+kept_statement!(KeptForIds);
 
 impl QueryFragment<Pg> for KeptForIds<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
@@ -59,8 +51,6 @@ impl QueryFragment<Pg> for KeptForIds<'_> {
         Ok(())
     }
 }
-
-impl RunQueryDsl<PgConnection> for KeptForIds<'_> {}
 
 /// `column IN (SELECT unnest($n))` with the ids bound, as an expression of Diesel's query builder
 /// (PostgreSQL only) in a typed query Diesel keeps (a `dsl::sql` fragment is never kept). For a

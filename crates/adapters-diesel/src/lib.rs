@@ -60,6 +60,24 @@ macro_rules! insert_rows {
     }};
 }
 
+/// Makes `$ty` (a `QueryFragment<Pg>` whose text never changes, whatever its bound values) a
+/// statement Diesel runs on PostgreSQL and keeps prepared by its text: no static query id (the
+/// cache keys on the text), rows read by name.
+macro_rules! kept_statement {
+    ($ty:ident) => {
+        impl diesel::query_builder::QueryId for $ty<'_> {
+            type QueryId = ();
+            const HAS_STATIC_QUERY_ID: bool = false;
+        }
+
+        impl diesel::query_builder::Query for $ty<'_> {
+            type SqlType = diesel::sql_types::Untyped;
+        }
+
+        impl diesel::RunQueryDsl<diesel::PgConnection> for $ty<'_> {}
+    };
+}
+
 mod account;
 mod blend;
 mod connection;

@@ -5,7 +5,7 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::Text;
 use roastery_domain::page::PageRequest;
 use roastery_domain::stock::LotKind;
@@ -89,11 +89,7 @@ struct KeptItemUpdate<'a> {
     json: &'a str,
 }
 
-impl QueryId for KeptItemUpdate<'_> {
-    type QueryId = ();
-    // Kept by its text: one per table.
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
+kept_statement!(KeptItemUpdate);
 
 impl QueryFragment<Pg> for KeptItemUpdate<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
@@ -106,8 +102,6 @@ impl QueryFragment<Pg> for KeptItemUpdate<'_> {
         Ok(())
     }
 }
-
-impl RunQueryDsl<PgConnection> for KeptItemUpdate<'_> {}
 
 impl ListingRepo for DieselTx {
     fn green_lot_items(
@@ -134,7 +128,6 @@ impl ListingRepo for DieselTx {
     }
 
     fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>> {
-        let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
         let query = roasted_lots::table.select((
             roasted_lots::roasted_date,
             roasted_lots::id,
@@ -144,7 +137,10 @@ impl ListingRepo for DieselTx {
             // A semi-join, not `= ANY($1)`: see `in_ids` (PostgreSQL keeps this statement's
             // generic plan, in which `= ANY` searches the array linearly for every row read).
             AnyConnection::Postgresql(c) => query.filter(in_ids(roasted_lots::id, ids)).load(c),
-            AnyConnection::Sqlite(c) => query.filter(roasted_lots::id.eq_any(keys)).load(c),
+            AnyConnection::Sqlite(c) => {
+                let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+                query.filter(roasted_lots::id.eq_any(keys)).load(c)
+            }
         }
         .store()?;
         items(rows)
@@ -165,28 +161,27 @@ impl ListingRepo for DieselTx {
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {
         for item in items {
             let id = item.id.to_string();
-            let json = Some(item.json.as_str());
-            let conn = self.conn();
-            if let AnyConnection::Postgresql(c) = conn {
-                KeptItemUpdate {
+            match self.conn() {
+                AnyConnection::Postgresql(c) => KeptItemUpdate {
                     table: table_of(kind),
                     id: &id,
                     json: &item.json,
                 }
-                .execute(c)
-                .store()?;
-                continue;
-            }
-            match kind {
-                LotKind::Green => diesel::update(green_lots::table.find(id))
-                    .set(green_lots::listing_item.eq(json))
-                    .execute(conn),
-                LotKind::Roasted => diesel::update(roasted_lots::table.find(id))
-                    .set(roasted_lots::listing_item.eq(json))
-                    .execute(conn),
-                LotKind::Blended => diesel::update(blended_lots::table.find(id))
-                    .set(blended_lots::listing_item.eq(json))
-                    .execute(conn),
+                .execute(c),
+                conn => {
+                    let json = Some(item.json.as_str());
+                    match kind {
+                        LotKind::Green => diesel::update(green_lots::table.find(id))
+                            .set(green_lots::listing_item.eq(json))
+                            .execute(conn),
+                        LotKind::Roasted => diesel::update(roasted_lots::table.find(id))
+                            .set(roasted_lots::listing_item.eq(json))
+                            .execute(conn),
+                        LotKind::Blended => diesel::update(blended_lots::table.find(id))
+                            .set(blended_lots::listing_item.eq(json))
+                            .execute(conn),
+                    }
+                }
             }
             .store()?;
         }

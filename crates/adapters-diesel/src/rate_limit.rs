@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{BigInt, Bool, Text, Untyped};
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{BigInt, Bool, Text};
 use roastery_ports::StoreError;
 use roastery_ports::rate_limit::{GcraCheck, GcraQuota, SharedRateLimit};
 
@@ -46,15 +46,7 @@ struct Check<'a> {
     tolerance_micros: i64,
 }
 
-impl QueryId for Check<'_> {
-    type QueryId = ();
-    // Kept by its text, which never changes.
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl Query for Check<'_> {
-    type SqlType = Untyped;
-}
+kept_statement!(Check);
 
 impl QueryFragment<Pg> for Check<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
@@ -78,8 +70,6 @@ impl QueryFragment<Pg> for Check<'_> {
         Ok(())
     }
 }
-
-impl RunQueryDsl<PgConnection> for Check<'_> {}
 
 #[derive(diesel::QueryableByName)]
 struct Row {

@@ -16,6 +16,7 @@
 //! parameter.
 
 use chrono::NaiveDateTime;
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use diesel::connection::TransactionManager;
@@ -712,10 +713,11 @@ impl TraceRepo for DieselTx {
                 continue;
             }
             let ids: Vec<Uuid> = chunk.iter().map(|l| l.id).collect();
+            let asked: HashSet<&TypedLotRef> = chunk.iter().collect();
             let rows: Vec<LotRow> = self.load_for_ids(&selects.join(" UNION ALL "), &ids)?;
             for r in rows {
                 let lot = traced_lot(r)?;
-                if chunk.contains(&lot.lot) {
+                if asked.contains(&lot.lot) {
                     found.push(lot);
                 }
             }

@@ -471,7 +471,7 @@ pub fn traces_reach_every_edge_once_oldest_first<S: Store>(store: S) {
 pub fn traced_lots_orders_and_cuppings<S: Store>(store: S) {
     let g = genealogy(&store);
     let [g1, g2] = &g.green;
-    let [r10, _] = &g.roasted;
+    let [r10, r11] = &g.roasted;
     let b20 = &g.blended;
     let traced = |l: TypedLotRef, number, name: &str, weight, location_id, consumed_at| TracedLot {
         lot: l,
@@ -485,8 +485,10 @@ pub fn traced_lots_orders_and_cuppings<S: Store>(store: S) {
         tx.traced_lots(&[
             lot_ref(b20.id, LotKind::Blended),
             lot_ref(g1.id, LotKind::Green),
-            // A lot is found under its own kind only.
+            // A lot is found under its own kind only, even when its own kind's table is read
+            // for another lot.
             lot_ref(g1.id, LotKind::Roasted),
+            lot_ref(r11.id, LotKind::Green),
             lot(99, LotKind::Green),
             lot_ref(r10.id, LotKind::Roasted),
             lot_ref(g2.id, LotKind::Green),
