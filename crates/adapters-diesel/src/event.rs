@@ -23,7 +23,7 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Text};
 use roastery_domain::event::{Change, Changes, Event, EventType, Resource, Subject};
 use roastery_domain::page::{Page, PageRequest};
 use roastery_domain::webhook::{DeliveryStatus, Webhook, WebhookStatus, WebhookUrl};
@@ -42,6 +42,30 @@ use crate::time::{from_db, to_db};
 const PLACER_LOCK: i64 = 0x526f_6173_7445_7631;
 /// Events numbered per statement when placing: a bound the planner can see.
 const PLACE_BATCH: i64 = 100;
+/// The events waiting to be numbered, in the order they are numbered (`{READY} … ORDER BY
+/// writer_xid, id LIMIT n`).
+const READY: &str = "SELECT id, writer_xid, row_number() OVER (ORDER BY writer_xid, id) AS n \
+                     FROM events WHERE sequence IS NULL";
+/// Numbers the events of `ready` after `$1`; answers the last one numbered (its number in the
+/// batch and its key), or no row.
+const NUMBER: &str = "placed AS (UPDATE events SET sequence = $1 + ready.n, writer_xid = NULL \
+                      FROM ready WHERE events.id = ready.id \
+                      RETURNING ready.n, ready.writer_xid, ready.id) \
+                      SELECT n, writer_xid, id FROM placed ORDER BY n DESC LIMIT 1";
+
+/// The last event a batch numbered.
+#[derive(QueryableByName)]
+struct Placed {
+    /// How many the batch numbered (the last one's place in it).
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+    /// `None` only for events stored before writers recorded it (they are numbered last).
+    #[diesel(sql_type = diesel::sql_types::Nullable<BigInt>)]
+    writer_xid: Option<i64>,
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
 /// The counter events are numbered from.
 const EVENT_COUNTER: &str = "event";
 /// Most events queued for one webhook per round.
@@ -181,23 +205,37 @@ impl EventRepo for DieselTx {
         // In batches of a known size: numbering every waiting event in one statement let the
         // planner, whenever statistics said many events waited (as after a bulk load), hash the
         // whole events table on every write instead of probing its key for the few waiting.
+        // Each batch starts after the last one's key: the index entries of events just numbered
+        // stay in the index of waiting events until vacuum, and starting from its beginning made
+        // every batch step over all of them (numbering 100,000 events took minutes of CPU).
+        let mut after: Option<Placed> = None;
         loop {
-            let placed = diesel::sql_query(
-                "UPDATE events SET sequence = $1 + ready.n, writer_xid = NULL \
-                 FROM (SELECT id, row_number() OVER (ORDER BY writer_xid, id) AS n FROM events \
-                       WHERE sequence IS NULL ORDER BY writer_xid, id LIMIT $2) AS ready \
-                 WHERE events.id = ready.id",
-            )
-            .bind::<BigInt, _>(last)
-            .bind::<BigInt, _>(PLACE_BATCH)
-            .execute(c)
+            let batch = match after.as_ref().and_then(|a| Some((a.writer_xid?, &a.id))) {
+                None => diesel::sql_query(format!(
+                    "WITH ready AS ({READY} ORDER BY writer_xid, id LIMIT $2), {NUMBER}"
+                ))
+                .bind::<BigInt, _>(last)
+                .bind::<BigInt, _>(PLACE_BATCH)
+                .get_result::<Placed>(c),
+                Some((writer_xid, id)) => diesel::sql_query(format!(
+                    "WITH ready AS ({READY} AND (writer_xid, id) > ($3, $4) \
+                     ORDER BY writer_xid, id LIMIT $2), {NUMBER}"
+                ))
+                .bind::<BigInt, _>(last)
+                .bind::<BigInt, _>(PLACE_BATCH)
+                .bind::<BigInt, _>(writer_xid)
+                .bind::<Text, _>(id)
+                .get_result::<Placed>(c),
+            }
+            .optional()
             .store()?;
-            let placed = i64::try_from(placed)
-                .map_err(|_| StoreError::Internal("too many events to number".into()))?;
-            last += placed;
-            if placed < PLACE_BATCH {
+            // No row: nothing waited.
+            let Some(batch) = batch else { break };
+            last += batch.n;
+            if batch.n < PLACE_BATCH {
                 break;
             }
+            after = Some(batch);
         }
         if last > first {
             self.set_counter(EVENT_COUNTER, last)?;
