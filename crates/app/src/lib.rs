@@ -19,6 +19,7 @@ pub mod listing;
 pub mod location;
 mod lock_proof;
 mod lot_sources;
+mod lot_turn;
 pub mod order;
 pub mod physical;
 pub mod plan;
@@ -83,6 +84,8 @@ pub struct Roastery<S: Store> {
     events_committed: Option<Arc<dyn Fn() + Send + Sync>>,
     /// Renders the listing items of the lots a write changes; without it none are stored.
     listing: Option<Arc<dyn ListingRender>>,
+    /// Writes to one lot take turns here before they reach the store (see [`lot_turn`]).
+    lot_turns: Arc<lot_turn::LotTurns>,
 }
 
 impl<S: Store> Clone for Roastery<S> {
@@ -97,6 +100,7 @@ impl<S: Store> Clone for Roastery<S> {
             eudr_timing: self.eudr_timing,
             events_committed: self.events_committed.clone(),
             listing: self.listing.clone(),
+            lot_turns: Arc::clone(&self.lot_turns),
         }
     }
 }
@@ -113,6 +117,7 @@ impl<S: Store> Roastery<S> {
             eudr_timing: eudr_settings::EudrTiming::default(),
             events_committed: None,
             listing: None,
+            lot_turns: Arc::default(),
         }
     }
 
