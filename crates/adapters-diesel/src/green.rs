@@ -84,6 +84,8 @@ struct GreenLotChange {
 /// builder never keeps an `UPDATE`, and this one runs at every weight change and transfer.
 struct KeptGreenLotUpdate<'a> {
     change: &'a GreenLotChange,
+    /// The lot's listing item, or `None` (cleared: stored later in the unit of work).
+    item: Option<&'a str>,
     id: &'a str,
 }
 
@@ -131,7 +133,9 @@ impl QueryFragment<Pg> for KeptGreenLotUpdate<'_> {
         out.push_bind_param::<Text, _>(details)?;
         out.push_sql(", last_modified_date = ");
         out.push_bind_param::<Timestamp, _>(last_modified_date)?;
-        out.push_sql(", listing_item = NULL WHERE id = ");
+        out.push_sql(", listing_item = ");
+        out.push_bind_param::<Nullable<Text>, _>(&self.item)?;
+        out.push_sql(" WHERE id = ");
         out.push_bind_param::<Text, _>(&self.id)?;
         Ok(())
     }
@@ -272,6 +276,38 @@ fn into_lots(rows: Vec<GreenLotRow>) -> StoreResult<Vec<GreenLot>> {
     rows.into_iter().map(GreenLotRow::into_domain).collect()
 }
 
+impl DieselTx {
+    /// Writes a green lot's row with its listing item (`None`: cleared).
+    pub(crate) fn write_green_lot(
+        &mut self,
+        lot: &ForUpdate<GreenLot>,
+        item: Option<&str>,
+    ) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
+        let change = GreenLotRow::from_domain(lot)?.change();
+        let id = lot.id.to_string();
+        let updated = match self.conn() {
+            AnyConnection::Postgresql(c) => KeptGreenLotUpdate {
+                change: &change,
+                item,
+                id: &id,
+            }
+            .execute(c),
+            conn => diesel::update(green_lots::table.find(&id))
+                .set((change, green_lots::listing_item.eq(item)))
+                .execute(conn),
+        }
+        .store()?;
+        if updated == 0 {
+            return Err(StoreError::Internal(format!(
+                "green lot {} is not stored",
+                lot.id
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl GreenLotRepo for DieselTx {
     fn green_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<GreenLot>>> {
         roastery_ports::locked::green_lot_for_update(self, id)
@@ -309,29 +345,9 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
-        let change = GreenLotRow::from_domain(lot)?.change();
         // The item is stored by the unit of work once the lot is written (see `listing`).
         self.written.green(lot);
-        let id = lot.id.to_string();
-        let updated = match self.conn() {
-            AnyConnection::Postgresql(c) => KeptGreenLotUpdate {
-                change: &change,
-                id: &id,
-            }
-            .execute(c),
-            conn => diesel::update(green_lots::table.find(&id))
-                .set((change, green_lots::listing_item.eq(None::<String>)))
-                .execute(conn),
-        }
-        .store()?;
-        if updated == 0 {
-            return Err(StoreError::Internal(format!(
-                "green lot {} is not stored",
-                lot.id
-            )));
-        }
-        Ok(())
+        self.write_green_lot(lot, None)
     }
 
     fn green_lot(&mut self, id: Uuid) -> StoreResult<Option<GreenLot>> {

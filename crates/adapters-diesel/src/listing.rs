@@ -7,9 +7,11 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::Text;
+use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::PageRequest;
 use roastery_domain::stock::LotKind;
 use roastery_ports::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
+use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
 
@@ -156,6 +158,15 @@ impl ListingRepo for DieselTx {
 
     fn take_written_lots(&mut self) -> WrittenLots {
         std::mem::take(&mut self.written)
+    }
+
+    fn update_green_lot_with_item(
+        &mut self,
+        lot: &ForUpdate<GreenLot>,
+        json: &str,
+    ) -> StoreResult<()> {
+        self.written.forget_green(lot.id);
+        self.write_green_lot(lot, Some(json))
     }
 
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {

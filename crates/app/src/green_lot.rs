@@ -216,7 +216,7 @@ impl<S: Store> Roastery<S> {
             };
             let destination_lot = match transfer.destination {
                 TransferredTo::Created(lot) => {
-                    tx.update_green_lot(&source)?;
+                    self.update_green_lot_listed(tx, &source)?;
                     tx.insert_green_lot(&lot)?;
                     *lot
                 }
@@ -231,8 +231,8 @@ impl<S: Store> Roastery<S> {
                     } else {
                         (&target, &source)
                     };
-                    tx.update_green_lot(first)?;
-                    tx.update_green_lot(second)?;
+                    self.update_green_lot_listed(tx, first)?;
+                    self.update_green_lot_listed(tx, second)?;
                     target.into_inner()
                 }
             };
@@ -289,7 +289,7 @@ impl<S: Store> Roastery<S> {
             let change = lot.apply(|l| l.set_weight(RequestedWeight::from(cmd.weight), now))??;
             // Zero again on a consumed lot changes nothing: no write, no event.
             if change != roastery_domain::stock::WeightChange::Unchanged {
-                tx.update_green_lot(&lot)?;
+                self.update_green_lot_listed(tx, &lot)?;
             }
             let movement = Movement {
                 lot: green_ref(lot.id),

@@ -125,6 +125,26 @@ pub struct StaleItem {
 }
 
 impl<S: Store> Roastery<S> {
+    /// Writes a green lot together with its listing item rendered now: one row version and one
+    /// statement, where a lot written with its item cleared has its item stored by a second
+    /// statement at the end of the unit of work. For the writes of the hot paths (a weight, a
+    /// transfer), whose lot is not written again in the same unit of work; a later write of the
+    /// same lot clears the item again and it is stored at the end as usual.
+    pub(crate) fn update_green_lot_listed(
+        &self,
+        tx: &mut S::Tx,
+        lot: &ForUpdate<GreenLot>,
+    ) -> Result<(), AppError> {
+        match &self.listing {
+            Some(render) => {
+                let json = green_lot_item(tx, &**render, lot)?;
+                tx.update_green_lot_with_item(lot, &json)?;
+            }
+            None => tx.update_green_lot(lot)?,
+        }
+        Ok(())
+    }
+
     /// Stores the items of the lots this unit of work wrote (their items were cleared when they
     /// were written), one statement per kind.
     pub(crate) fn store_listing_items(&self, tx: &mut S::Tx) -> Result<(), AppError> {

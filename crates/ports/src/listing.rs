@@ -18,6 +18,7 @@ use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
 use crate::error::StoreError;
+use crate::lock::ForUpdate;
 use crate::repo::StoreResult;
 use crate::view::{BlendedLotView, GreenLotView, RoastedLotView};
 
@@ -57,6 +58,11 @@ impl WrittenLots {
     /// Notes a written green lot, replacing an earlier state of the same lot.
     pub fn green(&mut self, lot: &GreenLot) {
         keep_latest(&mut self.green, lot, |l| l.id);
+    }
+
+    /// Forgets a written green lot: its item was stored with it.
+    pub fn forget_green(&mut self, id: Uuid) {
+        self.green.retain(|l| l.id != id);
     }
 
     pub fn roasted(&mut self, lot: &RoastedLot) {
@@ -108,6 +114,17 @@ pub trait ListingRepo {
 
     /// The lots written (and their items cleared) since the last call in this unit of work.
     fn take_written_lots(&mut self) -> WrittenLots;
+    /// Writes a green lot as [`GreenLotRepo::update_green_lot`] does, with `json`, its item
+    /// rendered from that state: one statement where the store can (a lot written with its item
+    /// cleared and then its item is two row versions), and the lot is no longer among the
+    /// written lots whose items are still to be stored.
+    ///
+    /// [`GreenLotRepo::update_green_lot`]: crate::repo::GreenLotRepo::update_green_lot
+    fn update_green_lot_with_item(
+        &mut self,
+        lot: &ForUpdate<GreenLot>,
+        json: &str,
+    ) -> StoreResult<()>;
     /// Stores the items of lots of `kind`, all in one statement.
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()>;
     /// Up to `limit` ids of lots of `kind` after `after` in id order whose item is missing (or

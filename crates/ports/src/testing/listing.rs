@@ -9,7 +9,9 @@ use uuid::Uuid;
 use super::store::MemTx;
 use crate::error::StoreError;
 use crate::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
-use crate::repo::StoreResult;
+use crate::lock::ForUpdate;
+use crate::repo::{GreenLotRepo, StoreResult};
+use roastery_domain::green_lot::GreenLot;
 
 impl MemTx {
     /// Clears the item of a lot being written and remembers the lot.
@@ -112,6 +114,17 @@ impl ListingRepo for MemTx {
 
     fn take_written_lots(&mut self) -> WrittenLots {
         std::mem::take(&mut self.written)
+    }
+
+    fn update_green_lot_with_item(
+        &mut self,
+        lot: &ForUpdate<GreenLot>,
+        json: &str,
+    ) -> StoreResult<()> {
+        self.update_green_lot(lot)?;
+        self.written.forget_green(lot.id);
+        (self.data.listing.items).insert((LotKind::Green, lot.id), json.to_owned());
+        Ok(())
     }
 
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {

@@ -164,3 +164,68 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
         None
     );
 }
+
+/// A lot written with its item keeps that item and is not handed back for rendering; written
+/// again without one in the same unit of work, it loses the item and is handed back as last
+/// written, so a stale item can never stay stored.
+pub fn a_lot_written_with_its_item_keeps_it<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let a = green_lot(1, 0, &here);
+    write(&store, |tx| {
+        tx.insert_green_lot(&a)?;
+        tx.put_listing_items(LotKind::Green, &[item(a.id, r#"{"a":0}"#)])
+    });
+    let written = write(&store, |tx| {
+        let mut lot = tx.green_lot_for_update(a.id)?.unwrap();
+        lot.apply(|l| l.stock = Stock::restore(kg("50"), None))?;
+        tx.update_green_lot_with_item(&lot, r#"{"a":50}"#)?;
+        Ok(tx.take_written_lots())
+    });
+    assert!(written.is_empty(), "{written:?}");
+    assert_eq!(
+        read(&store, |tx| tx.green_lot(a.id))
+            .unwrap()
+            .stock
+            .weight(),
+        kg("50")
+    );
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Green, &[a.id])),
+        vec![(a.id, Some(r#"{"a":50}"#.to_owned()))]
+    );
+
+    // Cleared again by a later write without its item: handed back in that state.
+    let written = write(&store, |tx| {
+        let mut lot = tx.green_lot_for_update(a.id)?.unwrap();
+        lot.apply(|l| l.stock = Stock::restore(kg("40"), None))?;
+        tx.update_green_lot_with_item(&lot, r#"{"a":40}"#)?;
+        lot.apply(|l| l.stock = Stock::restore(kg("30"), None))?;
+        tx.update_green_lot(&lot)?;
+        Ok(tx.take_written_lots())
+    });
+    assert_eq!(written.green.len(), 1);
+    assert_eq!(written.green[0].stock.weight(), kg("30"));
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Green, &[a.id])),
+        vec![(a.id, None)]
+    );
+
+    // Written without its item first and then with it: the item stays and nothing is handed
+    // back, so the end of the unit of work cannot store an item of the earlier state.
+    let written = write(&store, |tx| {
+        let mut lot = tx.green_lot_for_update(a.id)?.unwrap();
+        lot.apply(|l| l.stock = Stock::restore(kg("20"), None))?;
+        tx.update_green_lot(&lot)?;
+        lot.apply(|l| l.stock = Stock::restore(kg("10"), None))?;
+        tx.update_green_lot_with_item(&lot, r#"{"a":10}"#)?;
+        Ok(tx.take_written_lots())
+    });
+    assert!(written.is_empty(), "{written:?}");
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Green, &[a.id])),
+        vec![(a.id, Some(r#"{"a":10}"#.to_owned()))]
+    );
+}
