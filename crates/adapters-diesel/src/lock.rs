@@ -3,7 +3,10 @@
 //! A loader of rows that a write unit of work may change first locks them with
 //! `SELECT … FOR UPDATE`, then reads them: under READ COMMITTED the read after the lock sees the
 //! latest committed version, and nobody else can change the rows until this transaction ends, so
-//! the whole-row write-back that follows cannot lose a concurrent update.
+//! the whole-row write-back that follows cannot lose a concurrent update. Where one statement
+//! can do both, the lock is the read: a single green lot is loaded `FOR UPDATE`, and a
+//! transfer's lock answers every lot of its origin (`green.rs`, `LockedOrigin`), which its loads
+//! of source and target then use, so the lots stay locked for fewer round trips.
 //!
 //! Deadlocks are avoided by one global order:
 //! - every lock statement locks its rows in primary-key order, in one statement, and a use case
@@ -75,14 +78,8 @@ impl Locked {
             };
         }
         match self {
-            Self::GreenLotOrigins => lock!(
-                green_lots,
-                green_lots::origin_id.eq_any(
-                    green_lots::table
-                        .select(green_lots::origin_id)
-                        .filter(green_lots::id.eq_any(keys))
-                )
-            ),
+            // Locked and read at once (`green.rs`).
+            Self::GreenLotOrigins => crate::green::lock_origin(c, keys).map(|o| o.len()),
             Self::GreenLots => lock!(green_lots, green_lots::id.eq_any(keys)),
             Self::RoastedLots => lock!(roasted_lots, roasted_lots::id.eq_any(keys)),
             Self::BlendedLots => lock!(blended_lots, blended_lots::id.eq_any(keys)),
@@ -130,6 +127,12 @@ impl RowLocks for DieselTx {
             return Ok(());
         }
         match self.conn() {
+            // A transfer's lots are read by the statement that locks them.
+            AnyConnection::Postgresql(c) if what == Locked::GreenLotOrigins => {
+                let locked = crate::green::lock_origin(c, &keys).store()?;
+                self.locked_origin = Some(locked);
+                Ok(())
+            }
             AnyConnection::Postgresql(c) => what.run(c, &keys).store().map(drop),
             AnyConnection::Sqlite(_) => Ok(()),
         }
@@ -167,13 +170,20 @@ mod tests {
         let mut c = PgConnection::establish(&url).unwrap();
         // Temporary tables of the same names shadow any real ones for this session only.
         c.batch_execute(
-            "CREATE TEMPORARY TABLE green_lots (id text PRIMARY KEY, origin_id text);
+            "CREATE TEMPORARY TABLE green_lots (id text PRIMARY KEY, origin_id text NOT NULL,
+                 lot_number bigint NOT NULL DEFAULT 1, name text NOT NULL DEFAULT 'n',
+                 ico_number text, external_id text, weight_micros bigint NOT NULL DEFAULT 0,
+                 weight_unit text NOT NULL DEFAULT 'KG', consumed_at timestamp,
+                 price_micros bigint, price_currency text, location_id text,
+                 projects text NOT NULL DEFAULT '[]', details text NOT NULL DEFAULT '{}',
+                 registration_date timestamp NOT NULL DEFAULT now(),
+                 last_modified_date timestamp NOT NULL DEFAULT now());
              CREATE TEMPORARY TABLE roasted_lots (id text PRIMARY KEY);
              CREATE TEMPORARY TABLE blended_lots (id text PRIMARY KEY);
              CREATE TEMPORARY TABLE cuppings (id text PRIMARY KEY);
              CREATE TEMPORARY TABLE orders (id text PRIMARY KEY, external_id text);
              CREATE TEMPORARY TABLE products (id text PRIMARY KEY, external_id text);
-             INSERT INTO green_lots VALUES ('a', 'o'), ('b', 'o'), ('c', 'p');",
+             INSERT INTO green_lots (id, origin_id) VALUES ('a', 'o'), ('b', 'o'), ('c', 'p');",
         )
         .unwrap();
         let cached = Cached::default();

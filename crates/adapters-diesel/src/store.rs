@@ -119,6 +119,7 @@ impl DieselStore {
             locking: false,
             changes: Default::default(),
             lock_on_load: None,
+            locked_origin: None,
             written: Default::default(),
             references: self.references.clone(),
         }
@@ -332,6 +333,8 @@ pub struct DieselTx {
     pub(crate) changes: roastery_domain::event::Changes,
     /// The green lot whose lock its next load takes (`lock.rs`); `None` again by commit.
     pub(crate) lock_on_load: Option<String>,
+    /// The lots of the origin a transfer locked, read by its lock (`green.rs`).
+    pub(crate) locked_origin: Option<crate::green::LockedOrigin>,
     /// Lots written whose listing items the unit of work has not stored yet.
     pub(crate) written: roastery_ports::listing::WrittenLots,
     pub(crate) references: Arc<crate::references::References>,

@@ -245,3 +245,47 @@ pub fn one_active_green_lot_per_origin_and_location<S: Store>(store: S) {
     };
     write(&store, |tx| tx.insert_green_lot(&consumed));
 }
+
+/// The lots a transfer loaded with its lock are not answered again once the unit of work wrote
+/// a green lot: later loads read what was written.
+pub fn a_transfer_reads_its_lots_as_written_after_a_write<S: Store>(store: S) {
+    let [here, there] = locations(&store);
+    let a = green_lot(1, 0, &here);
+    let a_there = GreenLot {
+        id: Uuid::from_u128(3),
+        lot_number: 3,
+        external_id: None,
+        location_id: Some(there.id),
+        ..a.clone()
+    };
+    write(&store, |tx| {
+        tx.insert_green_lot(&a)?;
+        tx.insert_green_lot(&a_there)
+    });
+    write(&store, |tx| {
+        let (mut source, target) = tx.green_lot_to_transfer(a.id, there.id)?.unwrap();
+        let mut target = target.expect("a's active lot there");
+        assert_eq!(*target, a_there);
+        // Before any write, plain loads answer the same lots.
+        assert_eq!(tx.green_lot(a.id)?, Some(a.clone()));
+        assert_eq!(
+            tx.active_green_lot_at(a.origin_id, there.id)?,
+            Some(a_there.clone())
+        );
+        source.apply(|l| l.stock = Stock::restore(kg("900"), None))?;
+        tx.update_green_lot(&source)?;
+        assert_eq!(tx.green_lot(a.id)?.unwrap().stock.weight(), kg("900"));
+        target.apply(|l| l.stock = Stock::restore(kg("0"), Some(at(9))))?;
+        tx.update_green_lot(&target)?;
+        assert_eq!(
+            tx.active_green_lot_at(a.origin_id, there.id)?,
+            None,
+            "the lot there was consumed by this unit of work"
+        );
+        Ok(())
+    });
+    assert_eq!(
+        read(&store, |tx| tx.active_green_lot_at(a.origin_id, there.id)),
+        None
+    );
+}

@@ -37,6 +37,7 @@ macro_rules! store_contract {
             green_lot::green_lots_load_as_stored_in_the_asked_order,
             green_lot::green_lot_listing_filters_on_modification_and_pages,
             green_lot::loaders_for_update_load_what_plain_loaders_load,
+            green_lot::a_transfer_reads_its_lots_as_written_after_a_write,
             green_lot::a_written_back_green_lot_keeps_its_fixed_fields,
             green_lot::one_active_green_lot_per_origin_and_location,
             roast::roasted_lots_stock_write_back_and_listing,
