@@ -186,7 +186,7 @@ impl<S: Store> Roastery<S> {
     }
 
     pub fn transfer_green_lot(&self, cmd: TransferGreenLot) -> Result<GreenLotTransfer, AppError> {
-        let _turn = self.lot_turns.take(cmd.green_lot_id);
+        let _turn = self.lot_turns.take(cmd.green_lot_id)?;
         self.write(Operation::TransferGreenLotToLocation, |tx| {
             let now = self.clock.now();
             let (mut source, mut target) = tx
@@ -279,7 +279,7 @@ impl<S: Store> Roastery<S> {
     }
 
     pub fn set_green_lot_weight(&self, cmd: SetGreenLotWeight) -> Result<GreenLotView, AppError> {
-        let _turn = self.lot_turns.take(cmd.green_lot_id);
+        let _turn = self.lot_turns.take(cmd.green_lot_id)?;
         self.write(Operation::SetGreenLotWeight, |tx| {
             let now = self.clock.now();
             let mut lot = tx

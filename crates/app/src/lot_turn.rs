@@ -6,21 +6,28 @@
 //! steps over all of them in the table and in each of its indexes. A write waiting here holds no
 //! connection and no snapshot, so at most one write of a lot per instance waits in the database.
 //!
-//! Lots share a turn when their ids fall in the same of [`STRIPES`] stripes: a rare wait, never a
-//! different answer. A use case takes at most one turn, before its unit of work begins, so turns
-//! cannot wait on each other nor on a row lock held by a waiting turn.
+//! A write waits for its turn at most [`TURN_WAIT`], as long as a request waits for a database
+//! connection by default; then it is refused as unavailable (503, try again) rather than hold its
+//! thread longer. Lots share a turn when their ids fall in the same of [`STRIPES`] stripes: a rare
+//! wait, never a different answer. A use case takes at most one turn, before its unit of work
+//! begins, so turns cannot wait on each other nor on a row lock held by a waiting turn.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
+use parking_lot::{Mutex, MutexGuard};
+use roastery_ports::StoreError;
 use uuid::Uuid;
 
 /// Enough that 64 writes to distinct lots rarely share one (expected pairs: 64·63/2/4096 ≈ 0.5).
 pub(crate) const STRIPES: usize = 4096;
+/// The longest a write waits for its lot's turn.
+pub(crate) const TURN_WAIT: Duration = Duration::from_secs(5);
 
 /// The turns of the lots of one instance.
 #[derive(Debug)]
 pub(crate) struct LotTurns {
     stripes: Box<[Mutex<()>]>,
+    wait: Duration,
 }
 
 /// A lot's turn: its write runs while this is held.
@@ -28,25 +35,26 @@ pub(crate) type Turn<'a> = MutexGuard<'a, ()>;
 
 impl Default for LotTurns {
     fn default() -> Self {
-        Self {
-            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
-        }
+        Self::waiting(TURN_WAIT)
     }
 }
 
 impl LotTurns {
-    /// Waits for `lot`'s turn.
-    pub(crate) fn take(&self, lot: Uuid) -> Turn<'_> {
-        // A poisoned turn only means a write panicked; the store rolled it back.
-        self.stripe(lot)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    fn waiting(wait: Duration) -> Self {
+        Self {
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            wait,
+        }
     }
 
-    /// `lot`'s turn if no other write holds it.
-    #[cfg(test)]
-    fn try_take(&self, lot: Uuid) -> Option<Turn<'_>> {
-        self.stripe(lot).try_lock().ok()
+    /// Waits for `lot`'s turn; refused as unavailable after the longest wait.
+    pub(crate) fn take(&self, lot: Uuid) -> Result<Turn<'_>, StoreError> {
+        self.stripe(lot).try_lock_for(self.wait).ok_or_else(|| {
+            StoreError::Unavailable(format!(
+                "lot {lot} has more writes waiting than one instance runs in {} s",
+                self.wait.as_secs()
+            ))
+        })
     }
 
     fn stripe(&self, lot: Uuid) -> &Mutex<()> {
@@ -78,17 +86,32 @@ mod tests {
 
     #[test]
     fn a_lot_waits_for_its_own_turn_only() {
-        let turns = LotTurns::default();
+        let turns = LotTurns::waiting(Duration::ZERO);
         let hot = v7(1);
-        let held = turns.take(hot);
-        assert!(turns.try_take(hot).is_none(), "the same lot waits");
+        let held = turns.take(hot).unwrap();
+        let refused = turns.take(hot).unwrap_err();
+        assert!(
+            matches!(&refused, StoreError::Unavailable(m) if m.contains(&hot.to_string())),
+            "the same lot waits, then is refused: {refused:?}"
+        );
         let other = (2..100)
             .map(v7)
             .find(|id| stripe_of(*id) != stripe_of(hot))
             .expect("another stripe");
-        assert!(turns.try_take(other).is_some(), "another lot does not");
+        assert!(turns.take(other).is_ok(), "another lot does not wait");
         drop(held);
-        assert!(turns.try_take(hot).is_some(), "the turn is free again");
+        assert!(turns.take(hot).is_ok(), "the turn is free again");
+    }
+
+    #[test]
+    fn a_turn_passes_to_the_next_writer_when_released() {
+        let turns = std::sync::Arc::new(LotTurns::waiting(Duration::from_secs(30)));
+        let lot = v7(7);
+        let held = turns.take(lot).unwrap();
+        let next = std::sync::Arc::clone(&turns);
+        let waiter = std::thread::spawn(move || next.take(lot).map(drop));
+        drop(held);
+        assert!(waiter.join().unwrap().is_ok());
     }
 
     #[test]
@@ -97,19 +120,5 @@ mod tests {
         // 1,000 ids over 4,096 stripes: about 890 distinct stripes expected at random.
         assert!(stripes.len() > 800, "{} stripes", stripes.len());
         assert!(stripes.iter().all(|s| *s < STRIPES));
-    }
-
-    #[test]
-    fn a_poisoned_turn_is_taken_again() {
-        let turns = std::sync::Arc::new(LotTurns::default());
-        let lot = v7(7);
-        let panicking = std::sync::Arc::clone(&turns);
-        let result = std::thread::spawn(move || {
-            let _turn = panicking.take(lot);
-            panic!("a write panicked");
-        })
-        .join();
-        assert!(result.is_err());
-        drop(turns.take(lot));
     }
 }

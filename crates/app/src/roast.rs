@@ -252,7 +252,7 @@ impl<S: Store> Roastery<S> {
         &self,
         cmd: SetRoastedLotWeight,
     ) -> Result<RoastedLotView, AppError> {
-        let _turn = self.lot_turns.take(cmd.roasted_lot_id);
+        let _turn = self.lot_turns.take(cmd.roasted_lot_id)?;
         let now = self.clock.now();
         self.write(Operation::SetRoastedLotWeight, |tx| {
             let mut lot = tx
