@@ -58,6 +58,17 @@ pub fn green_lot(n: u128, minutes: i64, location: &Location) -> GreenLot {
     }
 }
 
+/// Lot `n` of `origin`'s origin at `location`, as a transfer splits it off.
+fn split_off(origin: &GreenLot, n: u128, location: &Location) -> GreenLot {
+    GreenLot {
+        id: Uuid::from_u128(n),
+        lot_number: i64::try_from(n).unwrap(),
+        external_id: None,
+        location_id: Some(location.id),
+        ..origin.clone()
+    }
+}
+
 pub fn green_lots_load_as_stored_in_the_asked_order<S: Store>(store: S) {
     let [here, _] = locations(&store);
     let lots = [
@@ -145,14 +156,8 @@ pub fn loaders_for_update_load_what_plain_loaders_load<S: Store>(store: S) {
     let [here, there] = locations(&store);
     let a = green_lot(1, 0, &here);
     let b = green_lot(2, 1, &there);
-    // A lot of a's origin at the other location, and a consumed one there too.
-    let a_there = GreenLot {
-        id: Uuid::from_u128(3),
-        lot_number: 3,
-        external_id: None,
-        location_id: Some(there.id),
-        ..a.clone()
-    };
+    // A lot of a's origin at the other location.
+    let a_there = split_off(&a, 3, &there);
     write(&store, |tx| {
         [&a, &b, &a_there]
             .into_iter()
@@ -251,13 +256,7 @@ pub fn one_active_green_lot_per_origin_and_location<S: Store>(store: S) {
 pub fn a_transfer_reads_its_lots_as_written_after_a_write<S: Store>(store: S) {
     let [here, there] = locations(&store);
     let a = green_lot(1, 0, &here);
-    let a_there = GreenLot {
-        id: Uuid::from_u128(3),
-        lot_number: 3,
-        external_id: None,
-        location_id: Some(there.id),
-        ..a.clone()
-    };
+    let a_there = split_off(&a, 3, &there);
     write(&store, |tx| {
         tx.insert_green_lot(&a)?;
         tx.insert_green_lot(&a_there)
