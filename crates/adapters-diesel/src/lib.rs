@@ -86,6 +86,7 @@ mod due_diligence;
 mod error;
 mod event;
 mod green;
+mod green_row;
 mod id_set;
 mod listing;
 mod location;

@@ -5,7 +5,7 @@
 //! latest committed version, and nobody else can change the rows until this transaction ends, so
 //! the whole-row write-back that follows cannot lose a concurrent update. Where one statement
 //! can do both, the lock is the read: a single green lot is loaded `FOR UPDATE`, and a
-//! transfer's lock answers every lot of its origin (`green.rs`, `LockedOrigin`), which its loads
+//! transfer's lock answers every lot of its origin (`green_row.rs`, `LockedOrigin`), which its loads
 //! of source and target then use, so the lots stay locked for fewer round trips.
 //!
 //! Deadlocks are avoided by one global order:
@@ -78,8 +78,8 @@ impl Locked {
             };
         }
         match self {
-            // Locked and read at once (`green.rs`).
-            Self::GreenLotOrigins => crate::green::lock_origin(c, keys).map(|o| o.len()),
+            // Locked and read at once (`green_row.rs`).
+            Self::GreenLotOrigins => crate::green_row::lock_origin(c, keys).map(|o| o.len()),
             Self::GreenLots => lock!(green_lots, green_lots::id.eq_any(keys)),
             Self::RoastedLots => lock!(roasted_lots, roasted_lots::id.eq_any(keys)),
             Self::BlendedLots => lock!(blended_lots, blended_lots::id.eq_any(keys)),
@@ -129,7 +129,7 @@ impl RowLocks for DieselTx {
         match self.conn() {
             // A transfer's lots are read by the statement that locks them.
             AnyConnection::Postgresql(c) if what == Locked::GreenLotOrigins => {
-                let locked = crate::green::lock_origin(c, &keys).store()?;
+                let locked = crate::green_row::lock_origin(c, &keys).store()?;
                 self.locked_origin = Some(locked);
                 Ok(())
             }

@@ -333,8 +333,8 @@ pub struct DieselTx {
     pub(crate) changes: roastery_domain::event::Changes,
     /// The green lot whose lock its next load takes (`lock.rs`); `None` again by commit.
     pub(crate) lock_on_load: Option<String>,
-    /// The lots of the origin a transfer locked, read by its lock (`green.rs`).
-    pub(crate) locked_origin: Option<crate::green::LockedOrigin>,
+    /// The lots of the origin a transfer locked, read by its lock (`green_row.rs`).
+    pub(crate) locked_origin: Option<crate::green_row::LockedOrigin>,
     /// Lots written whose listing items the unit of work has not stored yet.
     pub(crate) written: roastery_ports::listing::WrittenLots,
     pub(crate) references: Arc<crate::references::References>,
