@@ -7,15 +7,14 @@ use diesel::prelude::*;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::price::{Currency, Price};
-use roastery_domain::project::ProjectRef;
 use roastery_domain::stock::Stock;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
 use roastery_ports::repo::StoreResult;
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 use crate::error::corrupt;
+use crate::roast::{projects_from_db, projects_to_db};
 use crate::row::uuid;
 use crate::schema::green_lots;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -115,12 +114,6 @@ pub(crate) struct GreenLotChange {
     pub(crate) last_modified_date: NaiveDateTime,
 }
 
-#[derive(Serialize, Deserialize)]
-struct ProjectJson {
-    id: Uuid,
-    name: String,
-}
-
 #[derive(Serialize, Deserialize, Default)]
 #[serde(default)]
 struct DetailsJson {
@@ -131,17 +124,6 @@ struct DetailsJson {
     countries_of_origin: Vec<String>,
     varieties: Vec<String>,
     certifications: Vec<String>,
-}
-
-fn projects_json(projects: &[ProjectRef]) -> StoreResult<String> {
-    let rows: Vec<ProjectJson> = projects
-        .iter()
-        .map(|p| ProjectJson {
-            id: p.id,
-            name: p.name.clone(),
-        })
-        .collect();
-    serde_json::to_string(&rows).map_err(|e| StoreError::Internal(e.to_string()))
 }
 
 fn details_json(d: &GreenLotDetails) -> StoreResult<String> {
@@ -173,7 +155,7 @@ impl GreenLotRow {
             price_micros: l.price.map(Price::micros),
             price_currency: l.price.map(|p| p.currency().code().to_owned()),
             location_id: l.location_id.map(|id| id.to_string()),
-            projects: projects_json(&l.projects)?,
+            projects: projects_to_db(&l.projects)?,
             details: details_json(&l.details)?,
             registration_date: to_db(l.registration_date),
             last_modified_date: to_db(l.last_modified_date),
@@ -208,8 +190,6 @@ impl GreenLotRow {
             }
             _ => None,
         };
-        let projects: Vec<ProjectJson> =
-            serde_json::from_str(&self.projects).map_err(|e| bad(&e))?;
         let d: DetailsJson = serde_json::from_str(&self.details).map_err(|e| bad(&e))?;
         Ok(GreenLot {
             id: uuid("green lot", &self.id)?,
@@ -224,13 +204,7 @@ impl GreenLotRow {
                 .location_id
                 .map(|id| uuid("green lot", &id))
                 .transpose()?,
-            projects: projects
-                .into_iter()
-                .map(|p| ProjectRef {
-                    id: p.id,
-                    name: p.name,
-                })
-                .collect(),
+            projects: projects_from_db("green lot", &self.projects)?,
             details: GreenLotDetails {
                 note: d.note,
                 grade: d.grade,
