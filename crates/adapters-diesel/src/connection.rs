@@ -110,7 +110,7 @@ impl DatabaseUrl {
 
     pub(crate) fn establish(&self) -> diesel::ConnectionResult<AnyConnection> {
         match self.backend {
-            Backend::Postgres => PgConnection::establish(&self.url).map(AnyConnection::Postgresql),
+            Backend::Postgres => crate::libpq::connect(&self.url).map(AnyConnection::Postgresql),
             Backend::Sqlite => {
                 let path = self.sqlite_path().unwrap_or_default();
                 SqliteConnection::establish(path).map(AnyConnection::Sqlite)

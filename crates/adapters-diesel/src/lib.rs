@@ -88,6 +88,7 @@ mod event;
 mod green;
 mod green_row;
 mod id_set;
+pub mod libpq;
 mod listing;
 mod location;
 mod lock;

@@ -143,8 +143,8 @@ impl RowLocks for DieselTx {
 mod tests {
     use std::sync::{Arc, Mutex};
 
+    use diesel::Connection;
     use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
-    use diesel::{Connection, PgConnection};
 
     use super::Locked;
 
@@ -167,7 +167,7 @@ mod tests {
             eprintln!("skipped: ROASTERY_TEST_DATABASE_URL is not set");
             return;
         };
-        let mut c = PgConnection::establish(&url).unwrap();
+        let mut c = crate::libpq::connect(&url).unwrap();
         // Temporary tables of the same names shadow any real ones for this session only.
         c.batch_execute(
             "CREATE TEMPORARY TABLE green_lots (id text PRIMARY KEY, origin_id text NOT NULL,

@@ -27,7 +27,13 @@ pub fn sqlite() -> TestDatabase {
 /// The PostgreSQL server's URL, or `None` (saying so on stderr) when none is configured.
 pub fn postgres_server() -> Option<String> {
     match std::env::var(PG_ENV) {
-        Ok(url) => Some(url),
+        Ok(url) => {
+            // Before this process's first PostgreSQL connection: OpenSSL set up without its exit
+            // handler, as the store sets it up (`adapters-diesel/src/libpq.rs`), so a test binary
+            // that exits while a pool thread still closes a connection does not crash.
+            openssl_sys::init();
+            Some(url)
+        }
         Err(_) => {
             eprintln!("skipped: {PG_ENV} is not set, so this PostgreSQL test did not run");
             None
