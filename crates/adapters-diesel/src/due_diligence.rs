@@ -6,7 +6,7 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::{BigInt, Nullable, Text};
 use roastery_domain::due_diligence::{DueDiligence, SourceLot, is_source};
 use roastery_domain::stock::{LotKind, number};
 use roastery_ports::repo::{DueDiligenceRepo, StoreResult};
@@ -40,6 +40,8 @@ struct SourceRow {
     name: String,
     #[diesel(sql_type = BigInt)]
     openings: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    size: Option<i64>,
 }
 
 #[derive(QueryableByName)]
@@ -111,24 +113,39 @@ impl DueDiligenceRepo for DieselTx {
     }
 
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>> {
+        Ok(self
+            .sized_source_green_lots(lot_ids)?
+            .into_iter()
+            .map(|(source, _)| source)
+            .collect())
+    }
+
+    fn sized_source_green_lots(
+        &mut self,
+        lot_ids: &[Uuid],
+    ) -> StoreResult<Vec<(SourceLot, Option<u64>)>> {
         let mut found = Vec::new();
         for chunk in lot_ids.chunks(1000) {
             let rows: Vec<SourceRow> = self.load_for_ids(
                 "SELECT g.id, g.origin_id, g.lot_number, g.name, \
                         CAST((SELECT COUNT(*) FROM ledger_entries e \
-                               WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) AS openings \
-                   FROM green_lots g WHERE g.id {ids}",
+                               WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) AS openings, \
+                        CAST(LENGTH(d.document) AS BIGINT) AS size \
+                   FROM green_lots g \
+                   LEFT JOIN green_lot_due_diligence d ON d.green_lot_id = g.id \
+                  WHERE g.id {ids}",
                 chunk,
             )?;
             for r in rows {
                 let id = uuid("green lot", &r.id)?;
                 if is_source(id, uuid("green lot", &r.origin_id)?, r.openings > 0) {
-                    found.push(SourceLot {
+                    let source = SourceLot {
                         id,
                         lot_number: number(LotKind::Green.prefix(), r.lot_number),
                         number: r.lot_number,
                         name: r.name,
-                    });
+                    };
+                    found.push((source, r.size.map(|n| u64::try_from(n).unwrap_or(0))));
                 }
             }
         }

@@ -413,6 +413,56 @@ fn due_diligence_reads_are_prepared_once_whatever_their_ids_on_postgresql() {
     }
 }
 
+/// An order's due diligence report reads its upstream trace, its source lots with the sizes of
+/// their due diligence, and the due diligence of those that have one: three statements inside
+/// its transaction on either database, none of them the order's own rows (its shipments, which
+/// the trace reads, prove it exists). An order nothing was shipped from is read to tell an
+/// empty report from an unknown order.
+#[test]
+fn an_orders_due_diligence_report_is_three_reads() {
+    use roastery_app::due_diligence::{DueDiligenceOf, SetDueDiligence};
+    use roastery_domain::due_diligence::DueDiligenceInput;
+    record_statements();
+    let sqlite = support::sqlite();
+    let pg = support::postgres("statements_dd_order");
+    for url in std::iter::once(&sqlite.url).chain(pg.as_ref().map(|db| &db.url)) {
+        let (app, g) = traced(url);
+        for lot in &g.green {
+            app.set_due_diligence(SetDueDiligence {
+                green_lot_id: lot.id,
+                input: DueDiligenceInput {
+                    country_of_production: "CO".into(),
+                    production_from: "2025-10-01".into(),
+                    production_to: "2026-02-28".into(),
+                    plots: r#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-75.6,2.05]},"properties":{"Area":2}}]}"#.into(),
+                    suppliers: Vec::new(),
+                    statements: Vec::new(),
+                    hs_code: None,
+                },
+            })
+            .unwrap();
+        }
+        let order = DueDiligenceOf::Order(g.orders[0].id);
+        app.due_diligence_of(order).unwrap();
+        let mut report = None;
+        let ran: Vec<String> = sql_of(|| report = Some(app.due_diligence_of(order).unwrap()))
+            .into_iter()
+            .filter(|sql| !is_transaction_control(sql))
+            .collect();
+        let report = report.unwrap();
+        assert!(
+            !report.sources.is_empty() && report.sources.iter().all(|s| s.due_diligence.is_some()),
+            "{url}: {report:?}"
+        );
+        assert_eq!(ran.len(), 3, "{url}: {ran:#?}");
+        assert!(
+            !ran.iter()
+                .any(|sql| sql.contains("FROM \"orders\"") || sql.contains("FROM orders")),
+            "{url}: {ran:#?}"
+        );
+    }
+}
+
 /// The listing items of lots asked by id are read by one statement PostgreSQL keeps, whatever
 /// the ids: a semi-join over one bound array.
 #[test]

@@ -429,6 +429,25 @@ pub trait DueDiligenceRepo {
     /// Those of these green lots that are source lots (imported, or with an `OPENING` ledger
     /// entry), with their lot number and name, in any order.
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>>;
+    /// [`Self::source_green_lots`], each with the size [`Self::due_diligence_sizes`] gives it
+    /// (`None`: no due diligence stored), in any order: a report learns which sources to read
+    /// and what reading them would cost in one read where the store can.
+    fn sized_source_green_lots(
+        &mut self,
+        lot_ids: &[Uuid],
+    ) -> StoreResult<Vec<(SourceLot, Option<u64>)>> {
+        let sources = self.source_green_lots(lot_ids)?;
+        let ids: Vec<Uuid> = sources.iter().map(|s| s.id).collect();
+        let sizes: std::collections::HashMap<Uuid, u64> =
+            self.due_diligence_sizes(&ids)?.into_iter().collect();
+        Ok(sources
+            .into_iter()
+            .map(|source| {
+                let size = sizes.get(&source.id).copied();
+                (source, size)
+            })
+            .collect())
+    }
 }
 
 /// Which submissions a listing shows.

@@ -168,4 +168,22 @@ pub fn source_lots_are_imported_or_opened<S: Store>(store: S) {
     found.sort_by_key(|s| s.id);
     assert_eq!(found, vec![source(&g1), source(&g3)]);
     assert_eq!(read(&store, |tx| tx.source_green_lots(&[g2.id])), vec![]);
+
+    // Each source with the size of its stored due diligence, none for a source without; a lot
+    // that is not a source stays out whatever it holds.
+    let d3 = due_diligence("CO", None, 3);
+    write(&store, |tx| {
+        tx.put_due_diligence(g3.id, &d3)?;
+        tx.put_due_diligence(g2.id, &d3)
+    });
+    let mut sized = read(&store, |tx| {
+        tx.sized_source_green_lots(&[g4.id, g3.id, g2.id, Uuid::from_u128(99), g1.id])
+    });
+    sized.sort_by_key(|(s, _)| s.id);
+    let length = u64::try_from(d3.to_document().map_or(0, |doc| doc.len())).unwrap_or(u64::MAX);
+    assert_eq!(
+        sized,
+        vec![(source(&g1), None), (source(&g3), Some(length))]
+    );
+    assert_eq!(read(&store, |tx| tx.sized_source_green_lots(&[])), vec![]);
 }
