@@ -127,24 +127,30 @@ impl DieselStore {
 
     fn run<T>(
         &self,
-        write: bool,
+        unit: Unit,
         work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
-        self.run_on(&self.pool, write, work)
+        self.run_on(&self.pool, unit, work)
     }
 
     fn run_on<T>(
         &self,
         pool: &Pool,
-        write: bool,
+        unit: Unit,
         work: &mut dyn FnMut(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
         let mut tx = self.connection(pool)?;
-        let begin = match (self.backend(), write) {
-            (Backend::Sqlite, true) => "BEGIN IMMEDIATE",
-            (Backend::Sqlite, false) => "BEGIN",
-            (Backend::Postgres, true) => "BEGIN ISOLATION LEVEL READ COMMITTED",
-            (Backend::Postgres, false) => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        let write = unit == Unit::Write;
+        let begin = match (self.backend(), unit) {
+            (Backend::Sqlite, Unit::Write) => "BEGIN IMMEDIATE",
+            (Backend::Sqlite, Unit::Read | Unit::Report) => "BEGIN",
+            (Backend::Postgres, Unit::Write) => "BEGIN ISOLATION LEVEL READ COMMITTED",
+            (Backend::Postgres, Unit::Read) => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            // One round trip: `SET LOCAL` ends with the transaction.
+            (Backend::Postgres, Unit::Report) => {
+                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \
+                 SET LOCAL plan_cache_mode = force_generic_plan"
+            }
         };
         begin_with(&mut tx.conn, begin).map_err(store_error)?;
         // PostgreSQL writers lock the rows they load to change (`SELECT … FOR UPDATE`, see
@@ -184,6 +190,16 @@ impl DieselStore {
     }
 }
 
+/// What a unit of work does, which decides how it begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Write,
+    Read,
+    /// A read of [`Store::read_report`]: on PostgreSQL each statement keeps the plan it was
+    /// first given (a generic plan) instead of being planned again at each call.
+    Report,
+}
+
 fn begin_with(conn: &mut AnyConnection, sql: &str) -> diesel::QueryResult<()> {
     match conn {
         AnyConnection::Sqlite(c) => AnsiTransactionManager::begin_transaction_sql(c, sql),
@@ -199,7 +215,18 @@ impl Store for DieselStore {
         work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
         let mut work = Some(work);
-        self.run(false, &mut |tx| match work.take() {
+        self.run(Unit::Read, &mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
+        })
+    }
+
+    fn read_report<T>(
+        &self,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut work = Some(work);
+        self.run(Unit::Report, &mut |tx| match work.take() {
             Some(work) => work(tx),
             None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
         })
@@ -213,7 +240,7 @@ impl Store for DieselStore {
             return self.read(work);
         };
         let mut work = Some(work);
-        self.run_on(replica, false, &mut |tx| match work.take() {
+        self.run_on(replica, Unit::Read, &mut |tx| match work.take() {
             Some(work) => work(tx),
             None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
         })
@@ -267,7 +294,7 @@ impl Store for DieselStore {
         };
         let mut attempt = 0;
         loop {
-            match self.run(true, &mut work) {
+            match self.run(Unit::Write, &mut work) {
                 Err(AppError::Store(StoreError::Contention)) if attempt < RETRIES => {
                     attempt += 1;
                     // Back off a little, more each time, so the winners can finish; the jitter
@@ -343,5 +370,70 @@ pub struct DieselTx {
 impl DieselTx {
     pub(crate) fn conn(&mut self) -> &mut AnyConnection {
         &mut self.conn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::RunQueryDsl;
+    use diesel::sql_types::{BigInt, Text};
+    use roastery_ports::repo::DueDiligenceRepo;
+    use uuid::Uuid;
+
+    use super::*;
+
+    #[derive(diesel::QueryableByName, Debug)]
+    struct Plans {
+        #[diesel(sql_type = Text)]
+        statement: String,
+        #[diesel(sql_type = BigInt)]
+        generic_plans: i64,
+        #[diesel(sql_type = BigInt)]
+        custom_plans: i64,
+    }
+
+    /// A report's statements keep one generic plan; the same kind of statement in a plain read
+    /// is planned again for its first five calls at least (PostgreSQL's `auto` mode), which is
+    /// what a report no longer pays.
+    #[test]
+    fn a_reports_statements_are_planned_once_on_postgresql() {
+        let Some(db) = roastery_test_support::database::postgres("report_plans") else {
+            return;
+        };
+        // One connection: every unit of work below runs on the session read at the end.
+        let store = DieselStore::open(&db.url, Some(1)).unwrap();
+        let ids = [Uuid::from_u128(1), Uuid::from_u128(2)];
+        for _ in 0..8 {
+            store
+                .read_report(|tx| Ok(tx.sized_source_green_lots(&ids)?))
+                .unwrap();
+            store.read(|tx| Ok(tx.due_diligence_sizes(&ids)?)).unwrap();
+        }
+        let plans: Vec<Plans> = store
+            .read(|tx| {
+                let AnyConnection::Postgresql(c) = tx.conn() else {
+                    unreachable!("a PostgreSQL store")
+                };
+                Ok(diesel::sql_query(
+                    "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements",
+                )
+                .load(c)
+                .map_err(store_error)?)
+            })
+            .unwrap();
+        let of = |part: &str| {
+            plans
+                .iter()
+                .find(|p| p.statement.contains(part))
+                .unwrap_or_else(|| panic!("no statement with {part}: {plans:#?}"))
+        };
+        let report = of("LEFT JOIN green_lot_due_diligence");
+        assert_eq!(
+            (report.generic_plans, report.custom_plans),
+            (8, 0),
+            "{report:?}"
+        );
+        let read = of("LENGTH(document)");
+        assert!(read.custom_plans >= 5, "{read:?}");
     }
 }

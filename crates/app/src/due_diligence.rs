@@ -193,7 +193,7 @@ impl<S: Store> Roastery<S> {
         of: DueDiligenceOf,
         bounded: bool,
     ) -> Result<DueDiligenceReport, AppError> {
-        self.store.read(|tx| match of {
+        self.store.read_report(|tx| match of {
             DueDiligenceOf::Lot(id) => {
                 let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
                     .map(|kind| TypedLotRef { id, kind });

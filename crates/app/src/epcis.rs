@@ -66,7 +66,7 @@ impl<S: Store> Roastery<S> {
     /// The `EPCISDocument` (JSON text) of a lot's genealogy or of an order.
     pub fn export_epcis(&self, of: EpcisOf) -> Result<String, AppError> {
         let base = self.epcis_base()?;
-        let history = self.store.read(|tx| history_of(tx, of))?;
+        let history = self.store.read_report(|tx| history_of(tx, of))?;
         let events = epcis::events(&base, &history);
         Ok(epcis::document(&events, self.clock.now()))
     }

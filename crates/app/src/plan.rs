@@ -251,7 +251,7 @@ impl<S: Store> Roastery<S> {
 
     /// What a lot or an order cost, through transfers, roasts and blends.
     pub fn cost(&self, of: CostOf) -> Result<Cost, AppError> {
-        self.store.read(|tx| {
+        self.store.read_report(|tx| {
             let start = match of {
                 CostOf::Lot(id) => {
                     let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
