@@ -6,10 +6,10 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use roastery_domain::due_diligence::{DueDiligence, SourceLot, is_source};
 use roastery_domain::stock::{LotKind, number};
-use roastery_ports::repo::{DueDiligenceRepo, StoreResult};
+use roastery_ports::repo::{DueDiligenceRepo, SizedSource, StoreResult};
 use uuid::Uuid;
 
 use crate::error::{OrStoreError, corrupt};
@@ -42,6 +42,10 @@ struct SourceRow {
     openings: i64,
     #[diesel(sql_type = Nullable<BigInt>)]
     size: Option<i64>,
+    #[diesel(sql_type = Nullable<Text>)]
+    document: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamp>)]
+    updated_date: Option<NaiveDateTime>,
 }
 
 #[derive(QueryableByName)]
@@ -114,39 +118,64 @@ impl DueDiligenceRepo for DieselTx {
 
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>> {
         Ok(self
-            .sized_source_green_lots(lot_ids)?
+            .sized_source_green_lots(lot_ids, 0)?
             .into_iter()
-            .map(|(source, _)| source)
+            .map(|source| source.lot)
             .collect())
     }
 
     fn sized_source_green_lots(
         &mut self,
         lot_ids: &[Uuid],
-    ) -> StoreResult<Vec<(SourceLot, Option<u64>)>> {
+        read_up_to: u64,
+    ) -> StoreResult<Vec<SizedSource>> {
         let mut found = Vec::new();
+        // What is left of `read_up_to` for the next chunk's documents.
+        let mut budget = i64::try_from(read_up_to).unwrap_or(i64::MAX);
         for chunk in lot_ids.chunks(1000) {
+            // The documents come with the lots when those of every lot of the chunk fit the
+            // budget together (a superset of the sources': nothing past the bound is read).
             let rows: Vec<SourceRow> = self.load_for_ids(
-                "SELECT g.id, g.origin_id, g.lot_number, g.name, \
-                        CAST((SELECT COUNT(*) FROM ledger_entries e \
-                               WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) AS openings, \
-                        CAST(LENGTH(d.document) AS BIGINT) AS size \
-                   FROM green_lots g \
-                   LEFT JOIN green_lot_due_diligence d ON d.green_lot_id = g.id \
-                  WHERE g.id {ids}",
+                &format!(
+                    "SELECT g.id, g.origin_id, g.lot_number, g.name, \
+                            CAST((SELECT COUNT(*) FROM ledger_entries e \
+                                   WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) \
+                              AS openings, \
+                            CAST(LENGTH(d.document) AS BIGINT) AS size, \
+                            CASE WHEN SUM(LENGTH(d.document)) OVER () <= {budget} \
+                                 THEN d.document END AS document, \
+                            d.updated_date \
+                       FROM green_lots g \
+                       LEFT JOIN green_lot_due_diligence d ON d.green_lot_id = g.id \
+                      WHERE g.id {{ids}}"
+                ),
                 chunk,
             )?;
             for r in rows {
+                if r.document.is_some() {
+                    budget = budget.saturating_sub(r.size.unwrap_or(0));
+                }
                 let id = uuid("green lot", &r.id)?;
-                if is_source(id, uuid("green lot", &r.origin_id)?, r.openings > 0) {
-                    let source = SourceLot {
+                if !is_source(id, uuid("green lot", &r.origin_id)?, r.openings > 0) {
+                    continue;
+                }
+                let due_diligence = match (r.document, r.updated_date) {
+                    (Some(document), Some(updated)) => Some(
+                        DueDiligence::from_document(&document, from_db(updated))
+                            .map_err(|e| corrupt("due diligence", e))?,
+                    ),
+                    _ => None,
+                };
+                found.push(SizedSource {
+                    lot: SourceLot {
                         id,
                         lot_number: number(LotKind::Green.prefix(), r.lot_number),
                         number: r.lot_number,
                         name: r.name,
-                    };
-                    found.push((source, r.size.map(|n| u64::try_from(n).unwrap_or(0))));
-                }
+                    },
+                    size: r.size.map(|n| u64::try_from(n).unwrap_or(0)),
+                    due_diligence,
+                });
             }
         }
         Ok(found)

@@ -405,7 +405,7 @@ mod tests {
         let ids = [Uuid::from_u128(1), Uuid::from_u128(2)];
         for _ in 0..8 {
             store
-                .read_report(|tx| Ok(tx.sized_source_green_lots(&ids)?))
+                .read_report(|tx| Ok(tx.sized_source_green_lots(&ids, u64::MAX)?))
                 .unwrap();
             store.read(|tx| Ok(tx.due_diligence_sizes(&ids)?)).unwrap();
         }

@@ -69,23 +69,36 @@ pub(crate) fn report_of(
         .collect();
     green.sort_unstable();
     green.dedup();
-    let (sources, sizes): (Vec<_>, Vec<_>) =
-        tx.sized_source_green_lots(&green)?.into_iter().unzip();
-    // Only the sources that have due diligence are read, and none when no source has any.
-    let sizes: Vec<(Uuid, u64)> = sources
+    let read_up_to = if bounded {
+        due_diligence::ANSWER_DOCUMENT_MAX
+    } else {
+        u64::MAX
+    };
+    let read = tx.sized_source_green_lots(&green, read_up_to)?;
+    let sizes: Vec<(Uuid, u64)> = read
         .iter()
-        .zip(sizes)
-        .filter_map(|(source, size)| Some((source.id, size?)))
+        .filter_map(|source| Some((source.lot.id, source.size?)))
         .collect();
+    let mut found: HashMap<Uuid, DueDiligence> = HashMap::new();
+    let mut unread = Vec::new();
+    let mut sources = Vec::with_capacity(read.len());
+    for source in read {
+        match source.due_diligence {
+            Some(d) => {
+                found.insert(source.lot.id, d);
+            }
+            None if source.size.is_some() => unread.push(source.lot.id),
+            None => {}
+        }
+        sources.push(source.lot);
+    }
     if bounded {
         due_diligence::check_answer_size(&sources, &sizes)?;
     }
-    let ids: Vec<Uuid> = sizes.iter().map(|(id, _)| *id).collect();
-    let mut found: HashMap<Uuid, DueDiligence> = if ids.is_empty() {
-        HashMap::new()
-    } else {
-        tx.due_diligence_of(&ids)?.into_iter().collect()
-    };
+    // Those the store left unread (none when the sources fit one read's bound).
+    if !unread.is_empty() {
+        found.extend(tx.due_diligence_of(&unread)?);
+    }
     let sources = sources
         .into_iter()
         .map(|lot| SourceDueDiligence {

@@ -430,24 +430,47 @@ pub trait DueDiligenceRepo {
     /// entry), with their lot number and name, in any order.
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>>;
     /// [`Self::source_green_lots`], each with the size [`Self::due_diligence_sizes`] gives it
-    /// (`None`: no due diligence stored), in any order: a report learns which sources to read
-    /// and what reading them would cost in one read where the store can.
+    /// and, when the stored due diligence of all of `lot_ids` (sources or not) is at most
+    /// `read_up_to` characters in all, the due diligence itself, in any order: a report learns
+    /// which sources to read, what reading them costs and, within its bound, their contents in
+    /// one read where the store can. Past that a store may leave them unread (the caller then
+    /// reads them with [`Self::due_diligence_of`]), and it never reads more than `read_up_to`
+    /// characters of them.
     fn sized_source_green_lots(
         &mut self,
         lot_ids: &[Uuid],
-    ) -> StoreResult<Vec<(SourceLot, Option<u64>)>> {
+        read_up_to: u64,
+    ) -> StoreResult<Vec<SizedSource>> {
         let sources = self.source_green_lots(lot_ids)?;
         let ids: Vec<Uuid> = sources.iter().map(|s| s.id).collect();
         let sizes: std::collections::HashMap<Uuid, u64> =
             self.due_diligence_sizes(&ids)?.into_iter().collect();
+        let total = sizes.values().fold(0_u64, |t, n| t.saturating_add(*n));
+        let mut read: std::collections::HashMap<Uuid, DueDiligence> =
+            if sizes.is_empty() || total > read_up_to {
+                std::collections::HashMap::new()
+            } else {
+                self.due_diligence_of(&ids)?.into_iter().collect()
+            };
         Ok(sources
             .into_iter()
-            .map(|source| {
-                let size = sizes.get(&source.id).copied();
-                (source, size)
+            .map(|lot| SizedSource {
+                size: sizes.get(&lot.id).copied(),
+                due_diligence: read.remove(&lot.id),
+                lot,
             })
             .collect())
     }
+}
+
+/// A source green lot as a report reads it ([`DueDiligenceRepo::sized_source_green_lots`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizedSource {
+    pub lot: SourceLot,
+    /// The length of its stored due diligence (its document's characters); `None`: it has none.
+    pub size: Option<u64>,
+    /// Its due diligence, when it was read with the lot.
+    pub due_diligence: Option<DueDiligence>,
 }
 
 /// Which submissions a listing shows.

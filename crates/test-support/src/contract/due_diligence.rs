@@ -6,7 +6,7 @@ use roastery_domain::due_diligence::{
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::ledger::EntryKind;
 use roastery_domain::stock::{LotKind, TypedLotRef};
-use roastery_ports::repo::{DueDiligenceRepo, GreenLotRepo, TraceRepo};
+use roastery_ports::repo::{DueDiligenceRepo, GreenLotRepo, SizedSource, TraceRepo};
 use roastery_ports::{Store, StoreError};
 use uuid::Uuid;
 
@@ -176,14 +176,35 @@ pub fn source_lots_are_imported_or_opened<S: Store>(store: S) {
         tx.put_due_diligence(g3.id, &d3)?;
         tx.put_due_diligence(g2.id, &d3)
     });
-    let mut sized = read(&store, |tx| {
-        tx.sized_source_green_lots(&[g4.id, g3.id, g2.id, Uuid::from_u128(99), g1.id])
-    });
-    sized.sort_by_key(|(s, _)| s.id);
+    let asked = [g4.id, g3.id, g2.id, Uuid::from_u128(99), g1.id];
+    let sized = |read_up_to: u64| {
+        let mut sized = read(&store, |tx| tx.sized_source_green_lots(&asked, read_up_to));
+        sized.sort_by_key(|s| s.lot.id);
+        sized
+    };
     let length = u64::try_from(d3.to_document().map_or(0, |doc| doc.len())).unwrap_or(u64::MAX);
+    let with = |due_diligence: Option<DueDiligence>| {
+        vec![
+            SizedSource {
+                lot: source(&g1),
+                size: None,
+                due_diligence: None,
+            },
+            SizedSource {
+                lot: source(&g3),
+                size: Some(length),
+                due_diligence,
+            },
+        ]
+    };
+    // Read with the lots when every asked lot's due diligence (g2's too) fits the bound.
+    assert_eq!(sized(u64::MAX), with(Some(d3.clone())));
+    assert_eq!(sized(2 * length), with(Some(d3.clone())));
+    // Never past it.
+    assert_eq!(sized(0), with(None));
+    assert_eq!(sized(length - 1), with(None));
     assert_eq!(
-        sized,
-        vec![(source(&g1), None), (source(&g3), Some(length))]
+        read(&store, |tx| tx.sized_source_green_lots(&[], u64::MAX)),
+        vec![]
     );
-    assert_eq!(read(&store, |tx| tx.sized_source_green_lots(&[])), vec![]);
 }
