@@ -5,7 +5,8 @@
 //! thousand, so Diesel prepares the statement once per connection and keeps it, and PostgreSQL
 //! stops parsing it at every call (a `sql_query` is never kept). PostgreSQL still plans these
 //! statements at each execution: for one start or a few, a plan for the bound ids looks cheaper
-//! to it than a generic one (`pg_prepared_statements` counts custom plans only). A semi-join
+//! to it than a generic one (`pg_prepared_statements` counts custom plans only), except in a
+//! report's transaction (`Store::read_report`), which asks for the generic plan. A semi-join
 //! (`IN (SELECT unnest($n))`) was tried and planned slower still; it is used where a generic
 //! plan is kept, for listing items by ids ([`in_ids`]). On SQLite [`IDS`] becomes an `IN (...)`
 //! list of the ids written out: SQLite prepares in process, in microseconds.
