@@ -125,6 +125,20 @@ impl DieselStore {
         }
     }
 
+    /// Runs the read `work` (which is never retried) as `unit` on a connection of `pool`.
+    fn read_once<T>(
+        &self,
+        pool: &Pool,
+        unit: Unit,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut work = Some(work);
+        self.run_on(pool, unit, &mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
+        })
+    }
+
     fn run<T>(
         &self,
         unit: Unit,
@@ -214,22 +228,14 @@ impl Store for DieselStore {
         &self,
         work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
-        let mut work = Some(work);
-        self.run(Unit::Read, &mut |tx| match work.take() {
-            Some(work) => work(tx),
-            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
-        })
+        self.read_once(&self.pool, Unit::Read, work)
     }
 
     fn read_report<T>(
         &self,
         work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
     ) -> Result<T, AppError> {
-        let mut work = Some(work);
-        self.run(Unit::Report, &mut |tx| match work.take() {
-            Some(work) => work(tx),
-            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
-        })
+        self.read_once(&self.pool, Unit::Report, work)
     }
 
     fn read_replica<T>(
@@ -239,11 +245,7 @@ impl Store for DieselStore {
         let Some(replica) = &self.replica else {
             return self.read(work);
         };
-        let mut work = Some(work);
-        self.run_on(replica, Unit::Read, &mut |tx| match work.take() {
-            Some(work) => work(tx),
-            None => Err(StoreError::Internal("read unit of work ran twice".into()).into()),
-        })
+        self.read_once(replica, Unit::Read, work)
     }
 
     fn read_statement<T>(
