@@ -13,6 +13,7 @@ use roastery_ports::repo::{DueDiligenceRepo, SizedSource, StoreResult};
 use uuid::Uuid;
 
 use crate::error::{OrStoreError, corrupt};
+use crate::id_set::IDS;
 use crate::product::CHUNK;
 use crate::row::uuid;
 use crate::schema::green_lot_due_diligence;
@@ -40,12 +41,38 @@ struct SourceRow {
     name: String,
     #[diesel(sql_type = BigInt)]
     openings: i64,
+}
+
+/// A green lot with the size of its due diligence and, within the read's bound, the document.
+#[derive(QueryableByName)]
+struct SizedSourceRow {
+    #[diesel(embed)]
+    lot: SourceRow,
     #[diesel(sql_type = Nullable<BigInt>)]
     size: Option<i64>,
     #[diesel(sql_type = Nullable<Text>)]
     document: Option<String>,
     #[diesel(sql_type = Nullable<Timestamp>)]
     updated_date: Option<NaiveDateTime>,
+}
+
+/// The columns of [`SourceRow`], of the green lots `g`.
+const SOURCE_COLUMNS: &str = "g.id, g.origin_id, g.lot_number, g.name, \
+     CAST((SELECT COUNT(*) FROM ledger_entries e \
+            WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) AS openings";
+
+/// The lot of `row` when it is a source lot.
+fn source_lot(row: SourceRow) -> StoreResult<Option<SourceLot>> {
+    let id = uuid("green lot", &row.id)?;
+    if !is_source(id, uuid("green lot", &row.origin_id)?, row.openings > 0) {
+        return Ok(None);
+    }
+    Ok(Some(SourceLot {
+        id,
+        lot_number: number(LotKind::Green.prefix(), row.lot_number),
+        number: row.lot_number,
+        name: row.name,
+    }))
 }
 
 #[derive(QueryableByName)]
@@ -117,11 +144,17 @@ impl DueDiligenceRepo for DieselTx {
     }
 
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>> {
-        Ok(self
-            .sized_source_green_lots(lot_ids, 0)?
-            .into_iter()
-            .map(|source| source.lot)
-            .collect())
+        let mut found = Vec::new();
+        for chunk in lot_ids.chunks(1000) {
+            let rows: Vec<SourceRow> = self.load_for_ids(
+                &format!("SELECT {SOURCE_COLUMNS} FROM green_lots g WHERE g.id {IDS}"),
+                chunk,
+            )?;
+            for r in rows {
+                found.extend(source_lot(r)?);
+            }
+        }
+        Ok(found)
     }
 
     fn sized_source_green_lots(
@@ -129,36 +162,34 @@ impl DueDiligenceRepo for DieselTx {
         lot_ids: &[Uuid],
         read_up_to: u64,
     ) -> StoreResult<Vec<SizedSource>> {
+        // The documents come with the lots when those of every asked lot fit the bound
+        // together (a superset of the sources': nothing past the bound is read). Only for ids
+        // asked in one chunk, so the bound written into the text takes one of few values and
+        // the statement stays kept; past a chunk the caller reads the documents itself.
+        let budget = if lot_ids.len() <= 1000 {
+            i64::try_from(read_up_to).unwrap_or(i64::MAX)
+        } else {
+            0
+        };
         let mut found = Vec::new();
-        // What is left of `read_up_to` for the next chunk's documents.
-        let mut budget = i64::try_from(read_up_to).unwrap_or(i64::MAX);
         for chunk in lot_ids.chunks(1000) {
-            // The documents come with the lots when those of every lot of the chunk fit the
-            // budget together (a superset of the sources': nothing past the bound is read).
-            let rows: Vec<SourceRow> = self.load_for_ids(
+            let rows: Vec<SizedSourceRow> = self.load_for_ids(
                 &format!(
-                    "SELECT g.id, g.origin_id, g.lot_number, g.name, \
-                            CAST((SELECT COUNT(*) FROM ledger_entries e \
-                                   WHERE e.lot_id = g.id AND e.kind = 'OPENING') AS BIGINT) \
-                              AS openings, \
+                    "SELECT {SOURCE_COLUMNS}, \
                             CAST(LENGTH(d.document) AS BIGINT) AS size, \
                             CASE WHEN SUM(LENGTH(d.document)) OVER () <= {budget} \
                                  THEN d.document END AS document, \
                             d.updated_date \
                        FROM green_lots g \
                        LEFT JOIN green_lot_due_diligence d ON d.green_lot_id = g.id \
-                      WHERE g.id {{ids}}"
+                      WHERE g.id {IDS}"
                 ),
                 chunk,
             )?;
             for r in rows {
-                if r.document.is_some() {
-                    budget = budget.saturating_sub(r.size.unwrap_or(0));
-                }
-                let id = uuid("green lot", &r.id)?;
-                if !is_source(id, uuid("green lot", &r.origin_id)?, r.openings > 0) {
+                let Some(lot) = source_lot(r.lot)? else {
                     continue;
-                }
+                };
                 let due_diligence = match (r.document, r.updated_date) {
                     (Some(document), Some(updated)) => Some(
                         DueDiligence::from_document(&document, from_db(updated))
@@ -167,12 +198,7 @@ impl DueDiligenceRepo for DieselTx {
                     _ => None,
                 };
                 found.push(SizedSource {
-                    lot: SourceLot {
-                        id,
-                        lot_number: number(LotKind::Green.prefix(), r.lot_number),
-                        number: r.lot_number,
-                        name: r.name,
-                    },
+                    lot,
                     size: r.size.map(|n| u64::try_from(n).unwrap_or(0)),
                     due_diligence,
                 });

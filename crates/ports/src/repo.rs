@@ -430,12 +430,12 @@ pub trait DueDiligenceRepo {
     /// entry), with their lot number and name, in any order.
     fn source_green_lots(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<SourceLot>>;
     /// [`Self::source_green_lots`], each with the size [`Self::due_diligence_sizes`] gives it
-    /// and, when the stored due diligence of all of `lot_ids` (sources or not) is at most
-    /// `read_up_to` characters in all, the due diligence itself, in any order: a report learns
-    /// which sources to read, what reading them costs and, within its bound, their contents in
-    /// one read where the store can. Past that a store may leave them unread (the caller then
-    /// reads them with [`Self::due_diligence_of`]), and it never reads more than `read_up_to`
-    /// characters of them.
+    /// and, where the store can read it in the same go, its due diligence, in any order: a
+    /// report learns which sources to read, what reading them costs and, within its bound,
+    /// their contents in one read. Due diligence is returned only when that of all of
+    /// `lot_ids` (sources or not) is at most `read_up_to` characters in all, so no more than
+    /// that is ever read; a store may also leave it unread within the bound (the Diesel store
+    /// past 1,000 ids), and the caller then reads it with [`Self::due_diligence_of`].
     fn sized_source_green_lots(
         &mut self,
         lot_ids: &[Uuid],

@@ -71,8 +71,8 @@ pub trait Store: Clone + Send + Sync + 'static {
     /// follows a lot's genealogy by ids (due diligence, cost, EPCIS history): a few statements
     /// over bound id arrays, each reading a handful of rows by index, whose cost is in planning
     /// them. A store that plans statements may plan each of them once and keep the plan
-    /// (PostgreSQL: a generic plan, about a third of the report's database time where planning
-    /// at each call took two thirds, docs/performance.md).
+    /// (PostgreSQL: a generic plan; planning at each call was two thirds of a report's database
+    /// time, docs/performance.md).
     fn read_report<T>(
         &self,
         work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,

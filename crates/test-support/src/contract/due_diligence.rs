@@ -207,4 +207,19 @@ pub fn source_lots_are_imported_or_opened<S: Store>(store: S) {
         read(&store, |tx| tx.sized_source_green_lots(&[], u64::MAX)),
         vec![]
     );
+    // Past a thousand ids (more than one statement's worth on some stores) the same lots and
+    // sizes; due diligence, where a store reads it with them, as stored.
+    let many: Vec<Uuid> = (1000..2000_u128)
+        .map(Uuid::from_u128)
+        .chain(asked)
+        .collect();
+    let mut sized_many = read(&store, |tx| tx.sized_source_green_lots(&many, u64::MAX));
+    sized_many.sort_by_key(|s| s.lot.id);
+    for (got, expected) in sized_many.iter().zip(with(Some(d3.clone()))) {
+        assert_eq!((&got.lot, got.size), (&expected.lot, expected.size));
+        if let Some(d) = &got.due_diligence {
+            assert_eq!(Some(d), expected.due_diligence.as_ref());
+        }
+    }
+    assert_eq!(sized_many.len(), 2);
 }
