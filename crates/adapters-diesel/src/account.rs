@@ -53,7 +53,7 @@ impl AccountRepo for DieselTx {
     fn insert_account(&mut self, credentials: &Credentials) -> StoreResult<()> {
         diesel::insert_into(accounts::table)
             .values(AccountRow::from_domain(credentials))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -61,7 +61,7 @@ impl AccountRepo for DieselTx {
     fn account(&mut self, client_id: &str) -> StoreResult<Option<Credentials>> {
         accounts::table
             .find(client_id)
-            .first::<AccountRow>(self.conn())
+            .first::<AccountRow>(self.conn()?)
             .optional()
             .store()?
             .map(AccountRow::into_domain)
@@ -71,7 +71,7 @@ impl AccountRepo for DieselTx {
     fn accounts(&mut self) -> StoreResult<Vec<Account>> {
         accounts::table
             .order(accounts::created_at)
-            .load::<AccountRow>(self.conn())
+            .load::<AccountRow>(self.conn()?)
             .store()?
             .into_iter()
             .map(|row| row.into_domain().map(|c| c.account))
@@ -81,7 +81,7 @@ impl AccountRepo for DieselTx {
     fn set_account_revoked(&mut self, client_id: &str, at: DateTime<Utc>) -> StoreResult<()> {
         diesel::update(accounts::table.find(client_id))
             .set(accounts::revoked_at.eq(Some(to_db(at))))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -94,7 +94,7 @@ impl AccountRepo for DieselTx {
                 access_tokens::scopes.eq(grant.scopes.to_string()),
                 access_tokens::expires_at.eq(to_db(grant.expires_at)),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -114,7 +114,7 @@ impl AccountRepo for DieselTx {
                 access_tokens::expires_at,
                 accounts::revoked_at,
             ))
-            .first(self.conn())
+            .first(self.conn()?)
             .optional()
             .store()?;
         row.map(|(client_id, scopes, expires_at, revoked_at)| {
@@ -132,7 +132,7 @@ impl AccountRepo for DieselTx {
 
     fn delete_tokens_expired_before(&mut self, at: DateTime<Utc>) -> StoreResult<usize> {
         diesel::delete(access_tokens::table.filter(access_tokens::expires_at.le(to_db(at))))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
     }
 }

@@ -103,7 +103,7 @@ impl BlendRepo for DieselTx {
                 BlendedLotRow::from_domain(lot)?,
                 blended_lots::listing_item.eq(None::<String>),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         self.insert_sources(SourceTable::Blend, lot.id, &lot.sources)
     }
@@ -112,7 +112,7 @@ impl BlendRepo for DieselTx {
         let rows: Vec<BlendedLotRow> = blended_lots::table
             .select(BlendedLotRow::as_select())
             .filter(blended_lots::id.eq(id.to_string()))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         Ok(self.blended_lots_with_sources(rows)?.pop())
     }
@@ -128,7 +128,7 @@ impl BlendRepo for DieselTx {
                 blended_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
                 blended_lots::last_modified_at.eq(to_db(lot.last_modified_at)),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -146,7 +146,7 @@ impl BlendRepo for DieselTx {
         }
         let rows: Vec<BlendedLotRow> =
             newest_first!(query, page, blended_lots::blended_date, blended_lots::id)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
         let items = self.blended_lots_with_sources(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |l| {

@@ -148,7 +148,7 @@ impl DieselTx {
             let coffee_rows: Vec<CoffeeRow> = cupped_coffees::table
                 .filter(cupped_coffees::cupping_id.eq_any(chunk))
                 .order((cupped_coffees::cupping_id, cupped_coffees::position))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in coffee_rows {
                 let coffee = CuppedCoffee {
@@ -185,15 +185,15 @@ impl CuppingRepo for DieselTx {
             LotKind::Green => green_lots::table
                 .filter(green_lots::id.eq(id))
                 .count()
-                .get_result(self.conn()),
+                .get_result(self.conn()?),
             LotKind::Roasted => roasted_lots::table
                 .filter(roasted_lots::id.eq(id))
                 .count()
-                .get_result(self.conn()),
+                .get_result(self.conn()?),
             LotKind::Blended => blended_lots::table
                 .filter(blended_lots::id.eq(id))
                 .count()
-                .get_result(self.conn()),
+                .get_result(self.conn()?),
         }
         .store()?;
         Ok(count > 0)
@@ -209,7 +209,7 @@ impl CuppingRepo for DieselTx {
                 state: c.state().as_str().to_owned(),
                 cupping_sheet: c.cupping_sheet().to_owned(),
             })
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         let rows = c
             .coffees()
@@ -229,7 +229,7 @@ impl CuppingRepo for DieselTx {
         for row in rows {
             diesel::insert_into(cupped_coffees::table)
                 .values(row)
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         Ok(())
@@ -238,7 +238,7 @@ impl CuppingRepo for DieselTx {
     fn cupping(&mut self, id: Uuid) -> StoreResult<Option<Cupping>> {
         let row: Option<CuppingRow> = cuppings::table
             .find(id.to_string())
-            .first(self.conn())
+            .first(self.conn()?)
             .optional()
             .store()?;
         Ok(self.restore_cuppings(row.into_iter().collect())?.pop())
@@ -251,7 +251,7 @@ impl CuppingRepo for DieselTx {
         );
         diesel::update(cuppings::table.find(cupping.id().to_string()))
             .set(cuppings::state.eq(cupping.state().as_str()))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -272,7 +272,7 @@ impl CuppingRepo for DieselTx {
             query = query.filter(cuppings::state.eq(state.as_str()));
         }
         let rows: Vec<CuppingRow> = newest_first!(query, page, cuppings::start_date, cuppings::id)
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let items = self.restore_cuppings(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |c| {
@@ -287,7 +287,7 @@ impl CuppingRepo for DieselTx {
             rows.extend(
                 cuppings::table
                     .filter(cuppings::id.eq_any(chunk))
-                    .load::<CuppingRow>(self.conn())
+                    .load::<CuppingRow>(self.conn()?)
                     .store()?,
             );
         }
@@ -307,7 +307,7 @@ impl CuppingRepo for DieselTx {
         for row in rows {
             diesel::insert_into(cupping_results::table)
                 .values(row)
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         Ok(())
@@ -320,7 +320,7 @@ impl CuppingRepo for DieselTx {
             let rows: Vec<ResultRow> = cupping_results::table
                 .filter(cupping_results::cupped_coffee_id.eq_any(chunk))
                 .order((cupping_results::recorded_at, cupping_results::id))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in rows {
                 let r = row.into_domain()?;
@@ -347,7 +347,7 @@ impl CuppingRepo for DieselTx {
                     cupping_results::final_score,
                     cupping_results::scoring_state,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (id, final_score, state) in rows {
                 scores.push((

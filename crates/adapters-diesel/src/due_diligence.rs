@@ -94,12 +94,12 @@ impl DueDiligenceRepo for DieselTx {
                 .map_err(|e| corrupt("due diligence", e))?,
             updated_date: to_db(due_diligence.updated_date),
         };
-        on_backend!(self.conn(), |c| diesel::delete(
+        on_backend!(self.conn()?, |c| diesel::delete(
             green_lot_due_diligence::table.find(&row.green_lot_id)
         )
         .execute(c))
         .store()?;
-        on_backend!(self.conn(), |c| diesel::insert_into(
+        on_backend!(self.conn()?, |c| diesel::insert_into(
             green_lot_due_diligence::table
         )
         .values(&row)
@@ -114,7 +114,7 @@ impl DueDiligenceRepo for DieselTx {
             let ids: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
             let rows: Vec<DueDiligenceRow> = green_lot_due_diligence::table
                 .filter(green_lot_due_diligence::green_lot_id.eq_any(&ids))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for r in rows {
                 let d = DueDiligence::from_document(&r.document, from_db(r.updated_date))

@@ -33,6 +33,7 @@ use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
+use crate::held_writes::{HeldWrite, NewEvent};
 use crate::row::uuid;
 use crate::schema::{deliveries, events, webhooks};
 use crate::store::DieselTx;
@@ -134,8 +135,23 @@ impl EventRepo for DieselTx {
     }
 
     fn insert_events(&mut self, list: &[Event]) -> StoreResult<()> {
+        if self.holds(list.len()) {
+            let rows = list
+                .iter()
+                .map(|event| NewEvent {
+                    id: event.id.to_string(),
+                    event_type: event.event_type.to_string(),
+                    subject_id: event.subject.id.to_string(),
+                    subject_type: event.subject.resource.as_str(),
+                    operation: event.operation.clone(),
+                    client_id: event.client_id.clone(),
+                    created_date: to_db(event.created_date),
+                })
+                .collect();
+            return self.hold(HeldWrite::Events(rows));
+        }
         // One statement for the whole batch on either database.
-        match self.conn() {
+        match self.conn()? {
             // Stored unnumbered; `writer_xid` is the column's default, the inserting
             // transaction's id (migration 000014).
             AnyConnection::Postgresql(c) => {
@@ -177,7 +193,7 @@ impl EventRepo for DieselTx {
                         )
                     })
                     .collect();
-                let AnyConnection::Sqlite(c) = self.conn() else {
+                let AnyConnection::Sqlite(c) = self.conn()? else {
                     return Err(StoreError::Internal(
                         "the connection changed backend".into(),
                     ));
@@ -189,7 +205,7 @@ impl EventRepo for DieselTx {
     }
 
     fn place_events(&mut self) -> StoreResult<()> {
-        let AnyConnection::Postgresql(c) = self.conn() else {
+        let AnyConnection::Postgresql(c) = self.conn()? else {
             return Ok(());
         };
         // Placers take turns (a short wait): one that skipped while another was placing could
@@ -199,7 +215,7 @@ impl EventRepo for DieselTx {
             .store()?;
         let first = self.last_sequence()?;
         let mut last = first;
-        let AnyConnection::Postgresql(c) = self.conn() else {
+        let AnyConnection::Postgresql(c) = self.conn()? else {
             return Ok(());
         };
         // In batches of a known size: numbering every waiting event in one statement let the
@@ -259,7 +275,7 @@ impl EventRepo for DieselTx {
             let names: Vec<String> = types.iter().map(ToString::to_string).collect();
             query = query.filter(events::event_type.eq_any(names));
         }
-        let rows: Vec<EventRow> = query.load(self.conn()).store()?;
+        let rows: Vec<EventRow> = query.load(self.conn()?).store()?;
         rows.into_iter().map(EventRow::into_domain).collect()
     }
 
@@ -278,14 +294,14 @@ impl EventRepo for DieselTx {
                 .filter(events::sequence.is_not_null())
                 .filter(diesel::dsl::not(events::id.eq_any(pending))),
         )
-        .execute(self.conn())
+        .execute(self.conn()?)
         .store()?;
         diesel::delete(
             deliveries::table
                 .filter(deliveries::created_date.lt(before))
                 .filter(deliveries::status.ne(DeliveryStatus::Pending.as_str())),
         )
-        .execute(self.conn())
+        .execute(self.conn()?)
         .store()?;
         Ok(deleted)
     }
@@ -363,7 +379,7 @@ impl DieselTx {
     fn webhooks_by_ids(&mut self, ids: &[String]) -> StoreResult<Vec<Webhook>> {
         let rows: Vec<WebhookRow> = webhooks::table
             .filter(webhooks::id.eq_any(ids))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         rows.into_iter().map(WebhookRow::into_domain).collect()
     }
@@ -372,7 +388,7 @@ impl DieselTx {
         let rows: Vec<EventRow> = events::table
             .select(EVENT_COLUMNS)
             .filter(events::id.eq_any(ids))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         rows.into_iter().map(EventRow::into_domain).collect()
     }
@@ -398,7 +414,7 @@ impl WebhookRepo for DieselTx {
                 given_sequence,
                 created_date: to_db(webhook.created_date),
             })
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -411,7 +427,7 @@ impl WebhookRepo for DieselTx {
         let query = webhooks::table.into_boxed();
         let rows: Vec<WebhookRow> =
             newest_first!(query, page, webhooks::created_date, webhooks::id)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
         let items = rows
             .into_iter()
@@ -425,10 +441,10 @@ impl WebhookRepo for DieselTx {
     fn delete_webhook(&mut self, id: Uuid) -> StoreResult<bool> {
         let key = id.to_string();
         diesel::delete(deliveries::table.filter(deliveries::webhook_id.eq(&key)))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         let deleted = diesel::delete(webhooks::table.find(&key))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         Ok(deleted > 0)
     }
@@ -443,7 +459,7 @@ impl WebhookRepo for DieselTx {
             .into_boxed();
         let rows: Vec<DeliveryRow> =
             newest_first!(query, page, deliveries::created_date, deliveries::id)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
         let items = rows
             .into_iter()
@@ -465,7 +481,7 @@ impl WebhookRepo for DieselTx {
             .filter(webhooks::status.eq(WebhookStatus::Active.as_str()))
             .order(webhooks::id);
         // Each webhook is queued by one unit of work at a time; others skip it.
-        let hooks: Vec<(String, String, i64)> = match self.conn() {
+        let hooks: Vec<(String, String, i64)> = match self.conn()? {
             AnyConnection::Postgresql(c) if lock => {
                 active.for_update().skip_locked().load(c).store()?
             }
@@ -478,7 +494,7 @@ impl WebhookRepo for DieselTx {
                 .filter(events::sequence.gt(given))
                 .order(events::sequence.asc())
                 .limit(ENQUEUE_BATCH)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             let Some(last) = new.last().and_then(|(_, _, s)| *s) else {
                 continue;
@@ -503,13 +519,13 @@ impl WebhookRepo for DieselTx {
             );
             diesel::update(webhooks::table.find(&id))
                 .set(webhooks::given_sequence.eq(last))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         // Every delivery of the round in one statement (in chunks within SQLite's limit of
         // bound values per statement).
         for chunk in rows.chunks(INSERT_CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(c, deliveries::table, chunk)).store()?;
+            on_backend!(self.conn()?, |c| insert_rows!(c, deliveries::table, chunk)).store()?;
         }
         Ok(rows.len())
     }
@@ -537,7 +553,7 @@ impl WebhookRepo for DieselTx {
             .filter(deliveries::lease_until.ge(at))
             .group_by(deliveries::webhook_id)
             .select((deliveries::webhook_id, diesel::dsl::count_star()))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         // Webhooks with due, unclaimed deliveries, the longest waiting first.
         let waiting: Vec<(String, Option<NaiveDateTime>)> = deliveries::table
@@ -554,7 +570,7 @@ impl WebhookRepo for DieselTx {
                 deliveries::webhook_id,
                 diesel::dsl::min(deliveries::next_attempt_at),
             ))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let mut waiting = waiting;
         waiting.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
@@ -584,7 +600,7 @@ impl WebhookRepo for DieselTx {
                 .order((deliveries::next_attempt_at, deliveries::id))
                 .limit(i64::try_from(room).unwrap_or(i64::MAX));
             // Deliveries another instance is claiming right now are skipped, never waited for.
-            let found: Vec<String> = match self.conn() {
+            let found: Vec<String> = match self.conn()? {
                 AnyConnection::Postgresql(c) if lock => {
                     due.for_update().skip_locked().load(c).store()?
                 }
@@ -604,12 +620,12 @@ impl WebhookRepo for DieselTx {
                 deliveries::lease_until.eq(to_db(lease_until)),
                 deliveries::attempt.eq(deliveries::attempt + 1),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         let rows: Vec<DeliveryRow> = deliveries::table
             .filter(deliveries::id.eq_any(&ids))
             .order((deliveries::next_attempt_at, deliveries::id))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let hook_ids: Vec<String> = rows.iter().map(|r| r.webhook_id.clone()).collect();
         let event_ids: Vec<String> = rows.iter().map(|r| r.event_id.clone()).collect();
@@ -648,7 +664,7 @@ impl WebhookRepo for DieselTx {
                     deliveries::lease.eq(None::<String>),
                     deliveries::lease_until.eq(None::<NaiveDateTime>),
                 ))
-                .execute(self.conn()),
+                .execute(self.conn()?),
             None => diesel::update(held)
                 .set((
                     deliveries::status.eq(record.status.as_str()),
@@ -657,7 +673,7 @@ impl WebhookRepo for DieselTx {
                     deliveries::lease.eq(None::<String>),
                     deliveries::lease_until.eq(None::<NaiveDateTime>),
                 ))
-                .execute(self.conn()),
+                .execute(self.conn()?),
         }
         .store()?;
         if updated == 0 {
@@ -666,11 +682,11 @@ impl WebhookRepo for DieselTx {
         let webhook_id: String = deliveries::table
             .find(&key)
             .select(deliveries::webhook_id)
-            .first(self.conn())
+            .first(self.conn()?)
             .store()?;
         let lock = self.locking;
         // The failure count is read, changed and written back: lock the webhook's row.
-        let row: Option<WebhookRow> = match self.conn() {
+        let row: Option<WebhookRow> = match self.conn()? {
             AnyConnection::Postgresql(c) if lock => webhooks::table
                 .find(&webhook_id)
                 .for_update()
@@ -697,7 +713,7 @@ impl WebhookRepo for DieselTx {
                     .eq(i32::try_from(consecutive_failures).unwrap_or(i32::MAX)),
                 webhooks::status.eq(status.as_str()),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -709,7 +725,7 @@ impl WebhookRepo for DieselTx {
                 diesel::dsl::count_star(),
                 diesel::dsl::min(deliveries::created_date),
             ))
-            .first(self.conn())
+            .first(self.conn()?)
             .store()?;
         Ok((u64::try_from(count).unwrap_or(0), oldest.map(from_db)))
     }

@@ -20,6 +20,7 @@ use uuid::Uuid;
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
 use crate::green_row::{GreenLotChange, GreenLotRow, into_lots};
+use crate::held_writes::HeldWrite;
 use crate::store::DieselTx;
 use crate::time::to_db;
 
@@ -46,52 +47,65 @@ kept_statement!(KeptGreenLotUpdate);
 
 impl QueryFragment<Pg> for KeptGreenLotUpdate<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        // Every field named, none left to `..`: a column added to the change and not written
-        // here is a compile error, so this statement and SQLite's derived one stay the same.
-        let GreenLotChange {
-            name,
-            ico_number,
-            external_id,
-            weight_micros,
-            weight_unit,
-            consumed_at,
-            price_micros,
-            price_currency,
-            location_id,
-            projects,
-            details,
-            last_modified_date,
-        } = self.change;
-        out.push_sql("UPDATE green_lots SET name = ");
-        out.push_bind_param::<Text, _>(name)?;
-        out.push_sql(", ico_number = ");
-        out.push_bind_param::<Nullable<Text>, _>(ico_number)?;
-        out.push_sql(", external_id = ");
-        out.push_bind_param::<Nullable<Text>, _>(external_id)?;
-        out.push_sql(", weight_micros = ");
-        out.push_bind_param::<BigInt, _>(weight_micros)?;
-        out.push_sql(", weight_unit = ");
-        out.push_bind_param::<Text, _>(weight_unit)?;
-        out.push_sql(", consumed_at = ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(consumed_at)?;
-        out.push_sql(", price_micros = ");
-        out.push_bind_param::<Nullable<BigInt>, _>(price_micros)?;
-        out.push_sql(", price_currency = ");
-        out.push_bind_param::<Nullable<Text>, _>(price_currency)?;
-        out.push_sql(", location_id = ");
-        out.push_bind_param::<Nullable<Text>, _>(location_id)?;
-        out.push_sql(", projects = ");
-        out.push_bind_param::<Text, _>(projects)?;
-        out.push_sql(", details = ");
-        out.push_bind_param::<Text, _>(details)?;
-        out.push_sql(", last_modified_date = ");
-        out.push_bind_param::<Timestamp, _>(last_modified_date)?;
-        out.push_sql(", listing_item = ");
-        out.push_bind_param::<Nullable<Text>, _>(&self.item)?;
-        out.push_sql(" WHERE id = ");
-        out.push_bind_param::<Text, _>(&self.id)?;
-        Ok(())
+        push_green_lot_update(&mut out, self.change, &self.item, self.id)
     }
+}
+
+/// `UPDATE green_lots SET …` of `change` and `item` to the lot `id` (no `RETURNING`).
+pub(crate) fn push_green_lot_update<'b, I>(
+    out: &mut AstPass<'_, 'b, Pg>,
+    change: &'b GreenLotChange,
+    item: &'b I,
+    id: &'b str,
+) -> QueryResult<()>
+where
+    I: diesel::serialize::ToSql<Nullable<Text>, Pg>,
+{
+    // Every field named, none left to `..`: a column added to the change and not written
+    // here is a compile error, so this statement and SQLite's derived one stay the same.
+    let GreenLotChange {
+        name,
+        ico_number,
+        external_id,
+        weight_micros,
+        weight_unit,
+        consumed_at,
+        price_micros,
+        price_currency,
+        location_id,
+        projects,
+        details,
+        last_modified_date,
+    } = change;
+    out.push_sql("UPDATE green_lots SET name = ");
+    out.push_bind_param::<Text, _>(name)?;
+    out.push_sql(", ico_number = ");
+    out.push_bind_param::<Nullable<Text>, _>(ico_number)?;
+    out.push_sql(", external_id = ");
+    out.push_bind_param::<Nullable<Text>, _>(external_id)?;
+    out.push_sql(", weight_micros = ");
+    out.push_bind_param::<BigInt, _>(weight_micros)?;
+    out.push_sql(", weight_unit = ");
+    out.push_bind_param::<Text, _>(weight_unit)?;
+    out.push_sql(", consumed_at = ");
+    out.push_bind_param::<Nullable<Timestamp>, _>(consumed_at)?;
+    out.push_sql(", price_micros = ");
+    out.push_bind_param::<Nullable<BigInt>, _>(price_micros)?;
+    out.push_sql(", price_currency = ");
+    out.push_bind_param::<Nullable<Text>, _>(price_currency)?;
+    out.push_sql(", location_id = ");
+    out.push_bind_param::<Nullable<Text>, _>(location_id)?;
+    out.push_sql(", projects = ");
+    out.push_bind_param::<Text, _>(projects)?;
+    out.push_sql(", details = ");
+    out.push_bind_param::<Text, _>(details)?;
+    out.push_sql(", last_modified_date = ");
+    out.push_bind_param::<Timestamp, _>(last_modified_date)?;
+    out.push_sql(", listing_item = ");
+    out.push_bind_param::<Nullable<Text>, _>(item)?;
+    out.push_sql(" WHERE id = ");
+    out.push_bind_param::<Text, _>(id)?;
+    Ok(())
 }
 
 impl DieselTx {
@@ -105,7 +119,14 @@ impl DieselTx {
         self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Updated);
         let change = GreenLotRow::from_domain(lot)?.change();
         let id = lot.id.to_string();
-        let updated = match self.conn() {
+        if self.held.is_some() {
+            return self.hold(HeldWrite::GreenLot {
+                change: Box::new(change),
+                item: item.map(str::to_owned),
+                id,
+            });
+        }
+        let updated = match self.conn()? {
             AnyConnection::Postgresql(c) => KeptGreenLotUpdate {
                 change: &change,
                 item,
@@ -150,7 +171,7 @@ impl GreenLotRepo for DieselTx {
                 GreenLotRow::from_domain(lot)?,
                 green_lots::listing_item.eq(None::<String>),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
         {
             // A concurrent transaction created the active lot of this origin at this location
@@ -177,7 +198,7 @@ impl GreenLotRepo for DieselTx {
             return row.clone().into_domain().map(Some);
         }
         let query = green_lots::table.find(key);
-        let row = match self.conn() {
+        let row = match self.conn()? {
             AnyConnection::Postgresql(c) if locked => query
                 .select(GreenLotRow::as_select())
                 .for_update()
@@ -207,7 +228,7 @@ impl GreenLotRepo for DieselTx {
             let rows: Vec<GreenLotRow> = green_lots::table
                 .select(GreenLotRow::as_select())
                 .filter(green_lots::id.eq_any(keys))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             found.extend(into_lots(rows)?);
         }
@@ -221,7 +242,7 @@ impl GreenLotRepo for DieselTx {
         green_lots::table
             .filter(green_lots::external_id.eq(external_id))
             .select(GreenLotRow::as_select())
-            .first::<GreenLotRow>(self.conn())
+            .first::<GreenLotRow>(self.conn()?)
             .optional()
             .store()?
             .map(GreenLotRow::into_domain)
@@ -244,7 +265,7 @@ impl GreenLotRepo for DieselTx {
             .filter(green_lots::location_id.eq(location_id))
             .filter(green_lots::consumed_at.is_null())
             .select(GreenLotRow::as_select())
-            .first::<GreenLotRow>(self.conn())
+            .first::<GreenLotRow>(self.conn()?)
             .optional()
             .store()?
             .map(GreenLotRow::into_domain)
@@ -264,7 +285,7 @@ impl GreenLotRepo for DieselTx {
         }
         let rows: Vec<GreenLotRow> =
             newest_first!(query, page, green_lots::registration_date, green_lots::id)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
         Ok(Page::from_overfetch(into_lots(rows)?, page.limit, |l| {
             (l.registration_date, l.id)

@@ -118,7 +118,7 @@ impl DieselTx {
     where
         T: QueryableByName<Pg> + QueryableByName<Sqlite> + 'static,
     {
-        match self.conn() {
+        match self.conn()? {
             AnyConnection::Postgresql(c) => KeptForIds {
                 sql,
                 ids: ids.iter().map(Uuid::to_string).collect(),

@@ -87,6 +87,7 @@ mod error;
 mod event;
 mod green;
 mod green_row;
+mod held_writes;
 mod id_set;
 pub mod libpq;
 mod listing;

@@ -68,7 +68,7 @@ macro_rules! item_page {
         }
         let query = query.order(($table::$at.desc(), $table::id.desc()));
         let rows: Vec<ItemRow> = $crate::row::LiteralLimit::of(query, $page)
-            .load($tx.conn())
+            .load($tx.conn()?)
             .store()?;
         items(rows)
     }};
@@ -135,7 +135,7 @@ impl ListingRepo for DieselTx {
             roasted_lots::id,
             roasted_lots::listing_item,
         ));
-        let rows: Vec<ItemRow> = match self.conn() {
+        let rows: Vec<ItemRow> = match self.conn()? {
             // A semi-join, not `= ANY($1)`: see `in_ids` (PostgreSQL keeps this statement's
             // generic plan, in which `= ANY` searches the array linearly for every row read).
             AnyConnection::Postgresql(c) => query.filter(in_ids(roasted_lots::id, ids)).load(c),
@@ -172,7 +172,7 @@ impl ListingRepo for DieselTx {
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {
         for item in items {
             let id = item.id.to_string();
-            match self.conn() {
+            match self.conn()? {
                 AnyConnection::Postgresql(c) => KeptItemUpdate {
                     table: table_of(kind),
                     id: &id,
@@ -217,7 +217,9 @@ impl ListingRepo for DieselTx {
                 if !all {
                     q = q.filter($table::listing_item.is_null());
                 }
-                q.order($table::id).limit(limit).load::<String>(self.conn())
+                q.order($table::id)
+                    .limit(limit)
+                    .load::<String>(self.conn()?)
             }};
         }
         let keys = match kind {
@@ -240,7 +242,7 @@ impl ListingRepo for DieselTx {
                 $table::table
                     .select(($table::id, $table::listing_item))
                     .filter($table::id.eq_any(&keys))
-                    .load::<(String, Option<String>)>(self.conn())
+                    .load::<(String, Option<String>)>(self.conn()?)
             };
         }
         let rows = match kind {
@@ -317,7 +319,7 @@ mod tests {
                     "SELECT generic_plans, custom_plans FROM pg_prepared_statements \
                      WHERE statement LIKE '%listing_item%' AND statement LIKE '%LIMIT 11'",
                 )
-                .load(tx.conn())
+                .load(tx.conn()?)
                 .store()?)
             })
             .unwrap();

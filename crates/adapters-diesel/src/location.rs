@@ -57,7 +57,7 @@ impl LocationRepo for DieselTx {
                 external_id: l.external_id.clone(),
                 created_at: to_db(l.created_at),
             })
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -68,7 +68,7 @@ impl LocationRepo for DieselTx {
         }
         let found = locations::table
             .find(id.to_string())
-            .first::<LocationRow>(self.conn())
+            .first::<LocationRow>(self.conn()?)
             .optional()
             .store()?
             .map(LocationRow::into_domain)
@@ -93,7 +93,7 @@ impl LocationRepo for DieselTx {
         }
         let read = locations::table
             .filter(locations::id.eq_any(unknown))
-            .load::<LocationRow>(self.conn())
+            .load::<LocationRow>(self.conn()?)
             .store()?
             .into_iter()
             .map(LocationRow::into_domain)
@@ -108,7 +108,7 @@ impl LocationRepo for DieselTx {
     fn location_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Location>> {
         locations::table
             .filter(locations::external_id.eq(external_id))
-            .first::<LocationRow>(self.conn())
+            .first::<LocationRow>(self.conn()?)
             .optional()
             .store()?
             .map(LocationRow::into_domain)
@@ -119,7 +119,7 @@ impl LocationRepo for DieselTx {
         let query = locations::table.into_boxed();
         let rows: Vec<LocationRow> =
             newest_first!(query, page, locations::created_at, locations::id)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
         let items = rows
             .into_iter()

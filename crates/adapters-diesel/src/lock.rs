@@ -121,12 +121,12 @@ impl RowLocks for DieselTx {
         // the load that follows fails the unit of work at commit (`store.rs`), so it can never
         // let a write through unlocked.
         if let (Locked::GreenLots, [key]) = (what, keys.as_slice())
-            && matches!(self.conn(), AnyConnection::Postgresql(_))
+            && matches!(self.conn()?, AnyConnection::Postgresql(_))
         {
             self.lock_on_load = Some(key.clone());
             return Ok(());
         }
-        match self.conn() {
+        match self.conn()? {
             // A transfer's lots are read by the statement that locks them.
             AnyConnection::Postgresql(c) if what == Locked::GreenLotOrigins => {
                 let locked = crate::green_row::lock_origin(c, &keys).store()?;

@@ -86,11 +86,11 @@ impl DieselTx {
             SourceTable::Roast => roast_sources::table
                 .filter(roast_sources::roasted_lot_id.eq_any(lot_ids))
                 .order((roast_sources::roasted_lot_id, roast_sources::position))
-                .load(self.conn()),
+                .load(self.conn()?),
             SourceTable::Blend => blend_sources::table
                 .filter(blend_sources::blended_lot_id.eq_any(lot_ids))
                 .order((blend_sources::blended_lot_id, blend_sources::position))
-                .load(self.conn()),
+                .load(self.conn()?),
         }
         .store()?;
         let mut by_lot: HashMap<String, Vec<LotSource>> = HashMap::new();
@@ -132,7 +132,7 @@ impl DieselTx {
         let lot = lot_id.to_string();
         match table {
             SourceTable::Roast => insert_sources!(
-                self.conn(),
+                self.conn()?,
                 roast_sources,
                 roasted_lot_id,
                 green_lot_id,
@@ -140,7 +140,7 @@ impl DieselTx {
                 sources
             ),
             SourceTable::Blend => insert_sources!(
-                self.conn(),
+                self.conn()?,
                 blend_sources,
                 blended_lot_id,
                 roasted_lot_id,

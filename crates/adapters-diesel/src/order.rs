@@ -156,7 +156,7 @@ impl DieselTx {
             let found: Vec<ShipmentRow> = shipments::table
                 .filter(shipments::order_id.eq_any(chunk))
                 .order((shipments::order_id, shipments::position))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in found {
                 shipped.entry(row.order_id.clone()).or_default().push(row);
@@ -164,7 +164,7 @@ impl DieselTx {
             let found: Vec<ItemRow> = order_items::table
                 .filter(order_items::order_id.eq_any(chunk))
                 .order((order_items::order_id, order_items::position))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in found {
                 items.entry(row.order_id.clone()).or_default().push(row);
@@ -181,7 +181,7 @@ impl DieselTx {
 
     fn insert_items(&mut self, rows: &[ItemRow]) -> StoreResult<()> {
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(c, order_items::table, chunk)).store()?;
+            on_backend!(self.conn()?, |c| insert_rows!(c, order_items::table, chunk)).store()?;
         }
         Ok(())
     }
@@ -204,7 +204,7 @@ impl OrderRepo for DieselTx {
             rows.extend(
                 orders::table
                     .filter(orders::external_id.eq_any(chunk))
-                    .load::<OrderRow>(self.conn())
+                    .load::<OrderRow>(self.conn()?)
                     .store()?,
             );
         }
@@ -230,7 +230,7 @@ impl OrderRepo for DieselTx {
             })
             .collect();
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(c, orders::table, chunk))
+            on_backend!(self.conn()?, |c| insert_rows!(c, orders::table, chunk))
                 .store()
                 .map_err(crate::error::concurrent_insert)?;
         }
@@ -287,11 +287,11 @@ impl OrderRepo for DieselTx {
                     orders::status.eq(status),
                     orders::updated_at.eq(updated_at),
                 ))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
             // Items are replaced as a whole: an update may reorder, add or drop lines.
             diesel::delete(order_items::table.filter(order_items::order_id.eq_any(&ids)))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         self.insert_items(&item_rows(orders.iter().map(|o| &**o))?)
@@ -300,7 +300,7 @@ impl OrderRepo for DieselTx {
     fn order(&mut self, id: Uuid) -> StoreResult<Option<Order>> {
         let row: Option<OrderRow> = orders::table
             .find(id.to_string())
-            .first(self.conn())
+            .first(self.conn()?)
             .optional()
             .store()?;
         Ok(self.with_items(row.into_iter().collect())?.pop())
@@ -315,7 +315,7 @@ impl OrderRepo for DieselTx {
                 orders::updated_at.eq(to_db(order.updated_at)),
                 orders::shipped_date.eq(order.shipped_date.map(to_db)),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         let shipped_date = to_db(order.shipped_date.unwrap_or(order.updated_at));
         let rows = order
@@ -338,7 +338,7 @@ impl OrderRepo for DieselTx {
             })
             .collect::<StoreResult<Vec<_>>>()?;
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(c, shipments::table, chunk)).store()?;
+            on_backend!(self.conn()?, |c| insert_rows!(c, shipments::table, chunk)).store()?;
         }
         Ok(())
     }
@@ -359,7 +359,7 @@ impl OrderRepo for DieselTx {
             query = query.filter(orders::status.eq(status.as_str()));
         }
         let rows: Vec<OrderRow> = newest_first!(query, page, orders::order_date, orders::id)
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let items = self.with_items(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |o| {

@@ -131,7 +131,7 @@ impl PhysicalRepo for DieselTx {
         );
         diesel::insert_into(physical_analyses::table)
             .values(AnalysisRow::from_domain(analysis)?)
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -159,7 +159,7 @@ impl PhysicalRepo for DieselTx {
             physical_analyses::analysis_date,
             physical_analyses::id
         )
-        .load(self.conn())
+        .load(self.conn()?)
         .store()?;
         let items = rows
             .into_iter()

@@ -122,7 +122,7 @@ impl PlanRepo for DieselTx {
         for chunk in ids.chunks(CHUNK) {
             let rows: Vec<PlanningRow> = profile_planning::table
                 .filter(profile_planning::profile_id.eq_any(id_texts(chunk)))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in rows {
                 out.push(row.into_domain()?);
@@ -153,7 +153,7 @@ impl PlanRepo for DieselTx {
                 .map(|b| b.max.unit().as_str().to_owned()),
             updated_at: to_db(at),
         };
-        on_backend!(self.conn(), |c| diesel::insert_into(
+        on_backend!(self.conn()?, |c| diesel::insert_into(
             profile_planning::table
         )
         .values(&row)
@@ -192,7 +192,7 @@ impl PlanRepo for DieselTx {
                     roast_sources::used_micros,
                     roast_sources::used_unit,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (lot, micros, unit) in rows {
                 used.entry(lot)
@@ -224,7 +224,7 @@ impl PlanRepo for DieselTx {
                     roasted_lots::weight_micros,
                     roasted_lots::weight_unit,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (profile, micros, unit) in rows {
                 if let Some(profile) = profile {
@@ -247,7 +247,7 @@ impl PlanRepo for DieselTx {
         for chunk in product_ids.chunks(CHUNK) {
             let rows: Vec<RecipeRow> = product_recipes::table
                 .filter(product_recipes::product_id.eq_any(id_texts(chunk)))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in rows {
                 let components: Vec<ComponentJson> =
@@ -279,7 +279,7 @@ impl PlanRepo for DieselTx {
         let key = product_id.to_string();
         let Some(recipe) = recipe else {
             diesel::delete(product_recipes::table.find(&key))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
             return Ok(());
         };
@@ -301,12 +301,14 @@ impl PlanRepo for DieselTx {
                 .map_err(|e| StoreError::Internal(e.to_string()))?,
             updated_at: to_db(at),
         };
-        on_backend!(self.conn(), |c| diesel::insert_into(product_recipes::table)
-            .values(&row)
-            .on_conflict(product_recipes::product_id)
-            .do_update()
-            .set(&row)
-            .execute(c))
+        on_backend!(self.conn()?, |c| diesel::insert_into(
+            product_recipes::table
+        )
+        .values(&row)
+        .on_conflict(product_recipes::product_id)
+        .do_update()
+        .set(&row)
+        .execute(c))
         .store()
         .map(drop)
     }
@@ -318,7 +320,7 @@ impl PlanRepo for DieselTx {
             .filter(orders::status.eq_any(["OPEN", "IN_PROGRESS"]))
             .filter(orders::order_date.le(until))
             .select((order_items::sku, order_items::quantity))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let mut bags: HashMap<String, i64> = HashMap::new();
         for (sku, quantity) in rows {
@@ -335,7 +337,7 @@ impl PlanRepo for DieselTx {
                     product_variants::product_id,
                     product_variants::package_size_ug,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (sku, product_id, grams) in variants {
                 out.push(SkuDemand {
@@ -364,7 +366,7 @@ impl PlanRepo for DieselTx {
                     green_lots::weight_micros,
                     green_lots::weight_unit,
                 ))
-                .load(self.conn()),
+                .load(self.conn()?),
             Some(at) => green_lots::table
                 .filter(green_lots::consumed_at.is_null())
                 .filter(green_lots::location_id.eq(at.to_string()))
@@ -374,7 +376,7 @@ impl PlanRepo for DieselTx {
                     green_lots::weight_micros,
                     green_lots::weight_unit,
                 ))
-                .load(self.conn()),
+                .load(self.conn()?),
         }
         .store()?;
         let entries: Vec<(String, i64)> = ledger_entries::table
@@ -382,7 +384,7 @@ impl PlanRepo for DieselTx {
             .filter(ledger_entries::lot_type.eq(LotKind::Green.reference_type()))
             .filter(ledger_entries::kind.eq_any(["ROAST_INPUT", "SHIPMENT"]))
             .select((ledger_entries::lot_id, ledger_entries::delta_micros))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let mut used: HashMap<String, i64> = HashMap::new();
         for (lot, delta) in entries {
@@ -420,7 +422,7 @@ impl PlanRepo for DieselTx {
                     green_lots::price_micros,
                     green_lots::price_currency,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (id, lot_number, micros, unit, price, currency) in rows {
                 let price = match (price, currency) {
@@ -454,7 +456,7 @@ impl PlanRepo for DieselTx {
                     roasted_lots::weight_unit,
                     roasted_lots::roasted_micros,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (id, lot_number, micros, unit, roasted) in rows {
                 out.push(CostLot {
@@ -479,7 +481,7 @@ impl PlanRepo for DieselTx {
                     blended_lots::weight_micros,
                     blended_lots::weight_unit,
                 ))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (id, lot_number, micros, unit) in rows {
                 out.push(CostLot {

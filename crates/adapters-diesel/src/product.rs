@@ -80,7 +80,7 @@ impl DieselTx {
     pub(crate) fn product_of_id(&mut self, id: Uuid) -> StoreResult<Option<Product>> {
         let rows: Vec<ProductRow> = products::table
             .filter(products::id.eq(id.to_string()))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         Ok(self.with_variants(rows)?.pop())
     }
@@ -93,7 +93,7 @@ impl DieselTx {
             let found: Vec<VariantRow> = product_variants::table
                 .filter(product_variants::product_id.eq_any(chunk))
                 .order((product_variants::product_id, product_variants::position))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in found {
                 let product_id = row.product_id.clone();
@@ -119,7 +119,7 @@ impl DieselTx {
 
     fn insert_variants(&mut self, rows: &[VariantRow]) -> StoreResult<()> {
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(
+            on_backend!(self.conn()?, |c| diesel::insert_into(
                 product_variants::table
             )
             .values(chunk)
@@ -144,7 +144,7 @@ impl ProductRepo for DieselTx {
             rows.extend(
                 products::table
                     .filter(products::external_id.eq_any(chunk))
-                    .load::<ProductRow>(self.conn())
+                    .load::<ProductRow>(self.conn()?)
                     .store()?,
             );
         }
@@ -159,7 +159,7 @@ impl ProductRepo for DieselTx {
                 .inner_join(products::table)
                 .filter(product_variants::sku.eq_any(chunk))
                 .select((product_variants::sku, products::external_id))
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for (sku, owner) in found {
                 owners.push((Sku::parse(&sku).map_err(|e| corrupt("variant", e))?, owner));
@@ -183,7 +183,7 @@ impl ProductRepo for DieselTx {
             })
             .collect();
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| diesel::insert_into(products::table)
+            on_backend!(self.conn()?, |c| diesel::insert_into(products::table)
                 .values(chunk)
                 .execute(c))
             .store()
@@ -230,7 +230,7 @@ impl ProductRepo for DieselTx {
             }
             diesel::update(products::table.filter(products::id.eq_any(ids)))
                 .set((products::name.eq(name), products::updated_at.eq(updated_at)))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         let variants = updates
@@ -250,7 +250,7 @@ impl ProductRepo for DieselTx {
     fn list_products(&mut self, page: &PageRequest) -> StoreResult<Page<Product>> {
         let query = products::table.into_boxed();
         let rows: Vec<ProductRow> = newest_first!(query, page, products::created_at, products::id)
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let items = self.with_variants(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |p| {

@@ -117,7 +117,7 @@ impl ProfileRepo for DieselTx {
         self.record_change(Subject::new(Resource::Profile, profile.id), Change::Created);
         diesel::insert_into(profiles::table)
             .values(ProfileRow::from_domain(profile)?)
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -128,7 +128,7 @@ impl ProfileRepo for DieselTx {
         }
         let found = profiles::table
             .find(id.to_string())
-            .first::<ProfileRow>(self.conn())
+            .first::<ProfileRow>(self.conn()?)
             .optional()
             .store()?
             .map(ProfileRow::into_domain)
@@ -147,7 +147,7 @@ impl ProfileRepo for DieselTx {
     fn profile_by_external_id(&mut self, external_id: &str) -> StoreResult<Option<Profile>> {
         profiles::table
             .filter(profiles::external_id.eq(external_id))
-            .first::<ProfileRow>(self.conn())
+            .first::<ProfileRow>(self.conn()?)
             .optional()
             .store()?
             .map(ProfileRow::into_domain)
@@ -157,7 +157,7 @@ impl ProfileRepo for DieselTx {
     fn profiles_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Profile>> {
         profiles::table
             .filter(profiles::id.eq_any(id_texts(ids)))
-            .load::<ProfileRow>(self.conn())
+            .load::<ProfileRow>(self.conn()?)
             .store()?
             .into_iter()
             .map(ProfileRow::into_domain)

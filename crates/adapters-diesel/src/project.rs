@@ -43,7 +43,7 @@ impl ProjectRepo for DieselTx {
                 description: p.description.clone(),
                 created_at: to_db(p.created_at),
             })
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -51,7 +51,7 @@ impl ProjectRepo for DieselTx {
     fn project_by_name(&mut self, name: &str) -> StoreResult<Option<Project>> {
         projects::table
             .filter(projects::name.eq(name))
-            .first::<ProjectRow>(self.conn())
+            .first::<ProjectRow>(self.conn()?)
             .optional()
             .store()?
             .map(ProjectRow::into_domain)
@@ -61,7 +61,7 @@ impl ProjectRepo for DieselTx {
     fn list_projects(&mut self, page: &PageRequest) -> StoreResult<Page<Project>> {
         let query = projects::table.into_boxed();
         let rows: Vec<ProjectRow> = newest_first!(query, page, projects::created_at, projects::id)
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let items = rows
             .into_iter()

@@ -277,7 +277,7 @@ impl RoastRepo for DieselTx {
                 RoastedLotRow::from_domain(lot)?,
                 roasted_lots::listing_item.eq(None::<String>),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         self.insert_sources(SourceTable::Roast, lot.id, &lot.sources)
     }
@@ -293,7 +293,7 @@ impl RoastRepo for DieselTx {
                 roasted_lots::consumed_at.eq(lot.stock.consumed_at().map(to_db)),
                 roasted_lots::last_modified_at.eq(to_db(lot.last_modified_at)),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -302,7 +302,7 @@ impl RoastRepo for DieselTx {
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .select(RoastedLotRow::as_select())
             .filter(roasted_lots::id.eq(id.to_string()))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         Ok(self.roasted_lots_with_sources(rows)?.pop())
     }
@@ -311,7 +311,7 @@ impl RoastRepo for DieselTx {
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .select(RoastedLotRow::as_select())
             .filter(roasted_lots::external_id.eq(external_id))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         Ok(self.roasted_lots_with_sources(rows)?.pop())
     }
@@ -320,7 +320,7 @@ impl RoastRepo for DieselTx {
         let rows: Vec<RoastedLotRow> = roasted_lots::table
             .select(RoastedLotRow::as_select())
             .filter(roasted_lots::id.eq_any(id_texts(ids)))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         self.roasted_lots_with_sources(rows)
     }
@@ -338,7 +338,7 @@ impl RoastRepo for DieselTx {
         }
         let rows: Vec<RoastedLotRow> =
             newest_first!(query, page, roasted_lots::roasted_date, roasted_lots::id)
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
         let items = self.roasted_lots_with_sources(rows)?;
         Ok(Page::from_overfetch(items, page.limit, |l| {
@@ -349,7 +349,7 @@ impl RoastRepo for DieselTx {
     fn insert_roast_details(&mut self, lot_id: Uuid, details: &RoastDetails) -> StoreResult<()> {
         diesel::insert_into(roast_details::table)
             .values(RoastDetailsRow::from_domain(lot_id, details))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -357,7 +357,7 @@ impl RoastRepo for DieselTx {
     fn roast_details_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<(Uuid, RoastDetails)>> {
         roast_details::table
             .filter(roast_details::roasted_lot_id.eq_any(id_texts(ids)))
-            .load::<RoastDetailsRow>(self.conn())
+            .load::<RoastDetailsRow>(self.conn()?)
             .store()?
             .into_iter()
             .map(RoastDetailsRow::into_domain)
@@ -382,7 +382,7 @@ impl RoastRepo for DieselTx {
                     roast_curves::unit.eq(&curve.unit),
                     roast_curves::data_points.eq(points),
                 ))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         Ok(())
@@ -397,7 +397,7 @@ impl RoastRepo for DieselTx {
                 roast_curves::unit,
                 roast_curves::data_points,
             ))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         rows.into_iter()
             .map(|(name, unit, points)| {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use diesel::Connection;
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 
+use roastery_ports::repo::StoreResult;
 use roastery_ports::{AppError, Store, StoreError};
 
 use crate::connection::{self, AnyConnection, Backend, DatabaseUrl, Pool, PoolOptions};
@@ -122,6 +123,7 @@ impl DieselStore {
             locked_origin: None,
             written: Default::default(),
             references: self.references.clone(),
+            held: None,
         }
     }
 
@@ -172,6 +174,8 @@ impl DieselStore {
         // lock is granted, so read-modify-write units never lose an update, while writers of
         // other rows go on in parallel. SQLite's BEGIN IMMEDIATE makes writers take turns.
         tx.locking = write && self.backend() == Backend::Postgres;
+        // Its last writes go to PostgreSQL together, in one round trip (`held_writes.rs`).
+        tx.held = tx.locking.then(crate::held_writes::HeldWrites::default);
         let mut outcome = work(&mut tx);
         if outcome.is_ok() && tx.lock_on_load.is_some() {
             // A row was to be locked by its load, and no load took the lock.
@@ -187,6 +191,11 @@ impl DieselStore {
                 "changes were noted but no events written (write through Roastery::write)".into(),
             )
             .into());
+        }
+        if outcome.is_ok()
+            && let Err(e) = tx.send_held()
+        {
+            outcome = Err(e.into());
         }
         match outcome {
             Ok(value) => {
@@ -367,11 +376,29 @@ pub struct DieselTx {
     /// Lots written whose listing items the unit of work has not stored yet.
     pub(crate) written: roastery_ports::listing::WrittenLots,
     pub(crate) references: Arc<crate::references::References>,
+    /// A PostgreSQL write unit of work's writes not sent yet (`held_writes.rs`); `None`: every
+    /// write is sent at once.
+    pub(crate) held: Option<crate::held_writes::HeldWrites>,
 }
 
 impl DieselTx {
-    pub(crate) fn conn(&mut self) -> &mut AnyConnection {
-        &mut self.conn
+    /// The transaction's connection, once the writes it holds are sent: every statement the
+    /// unit of work runs after a held write sees that write.
+    pub(crate) fn conn(&mut self) -> StoreResult<&mut AnyConnection> {
+        self.send_held()?;
+        Ok(&mut self.conn)
+    }
+
+    /// Sends the writes this unit of work holds (`held_writes.rs`), as one statement.
+    pub(crate) fn send_held(&mut self) -> StoreResult<()> {
+        let Some(held) = self.held.as_mut().filter(|h| !h.is_empty()) else {
+            return Ok(());
+        };
+        let writes = held.take();
+        let AnyConnection::Postgresql(c) = &mut *self.conn else {
+            return Err(StoreError::Internal("writes held on SQLite".into()));
+        };
+        crate::held_writes::send(c, &writes)
     }
 }
 
@@ -394,6 +421,22 @@ mod tests {
         custom_plans: i64,
     }
 
+    /// The plans of the statements the store's one connection keeps prepared.
+    fn plans_of(store: &DieselStore) -> Vec<Plans> {
+        store
+            .read(|tx| {
+                let AnyConnection::Postgresql(c) = tx.conn()? else {
+                    unreachable!("a PostgreSQL store")
+                };
+                Ok(diesel::sql_query(
+                    "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements",
+                )
+                .load(c)
+                .map_err(store_error)?)
+            })
+            .unwrap()
+    }
+
     /// A report's statements keep one generic plan; the same kind of statement in a plain read
     /// is planned again for its first five calls at least (PostgreSQL's `auto` mode), which is
     /// what a report no longer pays.
@@ -411,18 +454,7 @@ mod tests {
                 .unwrap();
             store.read(|tx| Ok(tx.due_diligence_sizes(&ids)?)).unwrap();
         }
-        let plans: Vec<Plans> = store
-            .read(|tx| {
-                let AnyConnection::Postgresql(c) = tx.conn() else {
-                    unreachable!("a PostgreSQL store")
-                };
-                Ok(diesel::sql_query(
-                    "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements",
-                )
-                .load(c)
-                .map_err(store_error)?)
-            })
-            .unwrap();
+        let plans = plans_of(&store);
         let of = |part: &str| {
             plans
                 .iter()

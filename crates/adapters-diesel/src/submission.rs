@@ -98,7 +98,7 @@ impl SubmissionRepo for DieselTx {
         let row = SubmissionRow::new(submission)?;
         diesel::insert_into(eudr_submissions::table)
             .values(&row)
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         for lot in &submission.green_lot_ids {
             diesel::insert_into(eudr_submission_lots::table)
@@ -106,7 +106,7 @@ impl SubmissionRepo for DieselTx {
                     eudr_submission_lots::submission_id.eq(&row.id),
                     eudr_submission_lots::green_lot_id.eq(lot.to_string()),
                 ))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         self.record_change(
@@ -120,7 +120,7 @@ impl SubmissionRepo for DieselTx {
         let key = id.to_string();
         let query = eudr_submissions::table.find(key);
         let lock = self.locking;
-        let row: Option<SubmissionRow> = match self.conn() {
+        let row: Option<SubmissionRow> = match self.conn()? {
             AnyConnection::Postgresql(c) if lock => {
                 query.for_update().first(c).optional().store()?
             }
@@ -133,7 +133,7 @@ impl SubmissionRepo for DieselTx {
         let row = SubmissionRow::new(submission)?;
         diesel::update(eudr_submissions::table.find(&row.id))
             .set(&row)
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         self.record_change(
             Subject::new(Resource::Submission, submission.id),
@@ -146,7 +146,7 @@ impl SubmissionRepo for DieselTx {
         let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
         let rows: Vec<SubmissionRow> = eudr_submissions::table
             .filter(eudr_submissions::id.eq_any(&keys))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         rows_into_domain(rows)
     }
@@ -175,7 +175,7 @@ impl SubmissionRepo for DieselTx {
             eudr_submissions::submitted_date,
             eudr_submissions::id
         )
-        .load(self.conn())
+        .load(self.conn()?)
         .store()?;
         Ok(Page::from_overfetch(
             rows_into_domain(rows)?,
@@ -204,7 +204,7 @@ impl SubmissionRepo for DieselTx {
             .order((eudr_submissions::next_poll_at, eudr_submissions::id))
             .limit(i64::try_from(limit).unwrap_or(i64::MAX));
         // Rows another instance is claiming right now are skipped, never waited for.
-        let ids: Vec<String> = match self.conn() {
+        let ids: Vec<String> = match self.conn()? {
             AnyConnection::Postgresql(c) if lock => {
                 due.for_update().skip_locked().load(c).store()?
             }
@@ -218,12 +218,12 @@ impl SubmissionRepo for DieselTx {
                 eudr_submissions::lease.eq(lease.to_string()),
                 eudr_submissions::lease_until.eq(to_db(lease_until)),
             ))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         let rows: Vec<SubmissionRow> = eudr_submissions::table
             .filter(eudr_submissions::id.eq_any(&ids))
             .order((eudr_submissions::next_poll_at, eudr_submissions::id))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         rows_into_domain(rows)
     }
@@ -233,7 +233,7 @@ impl SubmissionRepo for DieselTx {
             .filter(eudr_submissions::id.eq(id.to_string()))
             .filter(eudr_submissions::lease.eq(lease.to_string()))
             .count()
-            .get_result(self.conn())
+            .get_result(self.conn()?)
             .store()?;
         Ok(found > 0)
     }
@@ -249,7 +249,7 @@ impl SubmissionRepo for DieselTx {
             .filter(ledger_entries::lot_id.eq_any(&keys))
             .filter(ledger_entries::kind.eq_any(["IMPORT", "OPENING"]))
             .order((ledger_entries::created_date, ledger_entries::id))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         let mut found: Vec<(Uuid, Weight)> = Vec::new();
         for (lot, micros, unit) in rows {
@@ -269,7 +269,7 @@ impl SubmissionRepo for DieselTx {
         let ids: Vec<String> = green_lot_due_diligence::table
             .select(green_lot_due_diligence::green_lot_id)
             .filter(green_lot_due_diligence::statement_count.gt(0))
-            .load(self.conn())
+            .load(self.conn()?)
             .store()?;
         ids.iter().map(|id| uuid("due diligence", id)).collect()
     }
@@ -289,14 +289,14 @@ impl SubmissionRepo for DieselTx {
                 .filter(eudr_verification_claims::green_lot_id.eq(&key))
                 .filter(eudr_verification_claims::lease_until.lt(at)),
         )
-        .execute(self.conn())
+        .execute(self.conn()?)
         .store()?;
         let values = (
             eudr_verification_claims::green_lot_id.eq(&key),
             eudr_verification_claims::lease.eq(lease.to_string()),
             eudr_verification_claims::lease_until.eq(to_db(lease_until)),
         );
-        let inserted = on_backend!(self.conn(), |c| diesel::insert_into(
+        let inserted = on_backend!(self.conn()?, |c| diesel::insert_into(
             eudr_verification_claims::table
         )
         .values(values)

@@ -11,7 +11,7 @@ use crate::schema::*;
 impl SystemRepo for DieselTx {
     fn ping(&mut self) -> StoreResult<()> {
         diesel::sql_query("SELECT 1")
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map(drop)
     }
@@ -20,7 +20,7 @@ impl SystemRepo for DieselTx {
         // Insert unless present, then read what won: instances starting together on a fresh
         // database each offer a value and all read the one that was stored. (On PostgreSQL the
         // insert waits for a concurrent one to commit, and the read that follows sees it.)
-        on_backend!(self.conn(), |c| diesel::insert_into(settings::table)
+        on_backend!(self.conn()?, |c| diesel::insert_into(settings::table)
             .values((settings::name.eq(name), settings::value.eq(value)))
             .on_conflict_do_nothing()
             .execute(c))
@@ -28,12 +28,12 @@ impl SystemRepo for DieselTx {
         settings::table
             .find(name)
             .select(settings::value)
-            .first(self.conn())
+            .first(self.conn()?)
             .store()
     }
 
     fn put_setting(&mut self, name: &str, value: &str) -> StoreResult<()> {
-        on_backend!(self.conn(), |c| diesel::insert_into(settings::table)
+        on_backend!(self.conn()?, |c| diesel::insert_into(settings::table)
             .values((settings::name.eq(name), settings::value.eq(value)))
             .on_conflict(settings::name)
             .do_update()
@@ -46,7 +46,7 @@ impl SystemRepo for DieselTx {
     fn next_number(&mut self, sequence: &str) -> StoreResult<i64> {
         // One statement takes the next number and reads it back (and locks the counter's row
         // on PostgreSQL until the transaction ends, which keeps the numbers gapless).
-        let next: Option<i64> = on_backend!(self.conn(), |c| diesel::update(
+        let next: Option<i64> = on_backend!(self.conn()?, |c| diesel::update(
             sequences::table.find(sequence)
         )
         .set(sequences::last_value.eq(sequences::last_value + 1))
@@ -59,7 +59,7 @@ impl SystemRepo for DieselTx {
         }
         diesel::insert_into(sequences::table)
             .values((sequences::name.eq(sequence), sequences::last_value.eq(1)))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()
             .map_err(crate::error::concurrent_insert)?;
         Ok(1)
@@ -72,7 +72,7 @@ impl DieselTx {
         Ok(sequences::table
             .find(name)
             .select(sequences::last_value)
-            .first(self.conn())
+            .first(self.conn()?)
             .optional()
             .store()?
             .unwrap_or(0))
@@ -82,12 +82,12 @@ impl DieselTx {
     pub(crate) fn set_counter(&mut self, name: &str, value: i64) -> StoreResult<()> {
         let updated = diesel::update(sequences::table.find(name))
             .set(sequences::last_value.eq(value))
-            .execute(self.conn())
+            .execute(self.conn()?)
             .store()?;
         if updated == 0 {
             diesel::insert_into(sequences::table)
                 .values((sequences::name.eq(name), sequences::last_value.eq(value)))
-                .execute(self.conn())
+                .execute(self.conn()?)
                 .store()?;
         }
         Ok(())

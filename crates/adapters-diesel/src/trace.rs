@@ -37,6 +37,7 @@ use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
+use crate::held_writes::HeldWrite;
 use crate::id_set::IDS;
 use crate::order::{ItemRow, OrderRow, ShipmentRow};
 use crate::product::CHUNK;
@@ -50,19 +51,19 @@ type Tm = <AnyConnection as Connection>::TransactionManager;
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = ledger_entries)]
 #[diesel(treat_none_as_default_value = false)]
-struct EntryRow {
-    id: String,
-    lot_id: String,
-    lot_type: String,
-    kind: String,
-    delta_micros: i64,
-    weight_after_micros: i64,
-    unit: String,
-    reference_id: Option<String>,
-    reference_type: Option<String>,
-    operation: String,
-    client_id: String,
-    created_date: NaiveDateTime,
+pub(crate) struct EntryRow {
+    pub(crate) id: String,
+    pub(crate) lot_id: String,
+    pub(crate) lot_type: String,
+    pub(crate) kind: String,
+    pub(crate) delta_micros: i64,
+    pub(crate) weight_after_micros: i64,
+    pub(crate) unit: String,
+    pub(crate) reference_id: Option<String>,
+    pub(crate) reference_type: Option<String>,
+    pub(crate) operation: String,
+    pub(crate) client_id: String,
+    pub(crate) created_date: NaiveDateTime,
 }
 
 fn entry_row(e: &LedgerEntry) -> EntryRow {
@@ -569,15 +570,20 @@ impl DieselTx {
     where
         T: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
     {
-        on_backend!(self.conn(), |c| diesel::sql_query(sql.clone()).load::<T>(c)).store()
+        on_backend!(self.conn()?, |c| diesel::sql_query(sql.clone())
+            .load::<T>(c))
+        .store()
     }
 }
 
 impl TraceRepo for DieselTx {
     fn insert_ledger_entries(&mut self, entries: &[LedgerEntry]) -> StoreResult<()> {
         let rows: Vec<EntryRow> = entries.iter().map(entry_row).collect();
+        if self.holds(rows.len()) {
+            return self.hold(HeldWrite::Ledger(rows));
+        }
         for chunk in rows.chunks(CHUNK) {
-            on_backend!(self.conn(), |c| insert_rows!(
+            on_backend!(self.conn()?, |c| insert_rows!(
                 c,
                 ledger_entries::table,
                 chunk
@@ -608,7 +614,7 @@ impl TraceRepo for DieselTx {
             ledger_entries::created_date,
             ledger_entries::id
         )
-        .load(self.conn())
+        .load(self.conn()?)
         .store()?;
         let entries = rows
             .into_iter()
@@ -651,7 +657,7 @@ impl TraceRepo for DieselTx {
     }
 
     fn trace_edges(&mut self, start: TypedLotRef, direction: Direction) -> StoreResult<Vec<Edge>> {
-        let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
+        let postgres = matches!(self.conn()?, AnyConnection::Postgresql(_));
         let rows: Vec<EdgeRow> =
             self.load_for_ids(trace_from_sql(postgres, direction), &[start.id])?;
         rows.into_iter().map(edge).collect()
@@ -661,7 +667,7 @@ impl TraceRepo for DieselTx {
         if starts.is_empty() {
             return Ok(Vec::new());
         }
-        let postgres = matches!(self.conn(), AnyConnection::Postgresql(_));
+        let postgres = matches!(self.conn()?, AnyConnection::Postgresql(_));
         let ids: Vec<Uuid> = starts.iter().map(|r| r.id()).collect();
         let rows: Vec<EdgeRow> =
             self.load_for_ids(trace_from_sql(postgres, Direction::Upstream), &ids)?;
@@ -679,7 +685,7 @@ impl TraceRepo for DieselTx {
                         .eq_any(&ids)
                         .or(ledger_entries::reference_id.eq_any(&ids)),
                 )
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             for row in rows {
                 found.push(entry(row)?);
@@ -733,7 +739,7 @@ impl TraceRepo for DieselTx {
                 .filter(shipments::lot_id.eq_any(&ids))
                 .select(shipments::order_id)
                 .distinct()
-                .load(self.conn())
+                .load(self.conn()?)
                 .store()?;
             order_ids.extend(found);
         }
@@ -745,7 +751,7 @@ impl TraceRepo for DieselTx {
                 orders::table
                     .filter(orders::id.eq_any(chunk))
                     .order((orders::order_date, orders::id))
-                    .load::<OrderRow>(self.conn())
+                    .load::<OrderRow>(self.conn()?)
                     .store()?,
             );
         }
@@ -777,7 +783,7 @@ impl TraceRepo for DieselTx {
         lot_id: Uuid,
         direction: Direction,
     ) -> StoreResult<Option<TraceParts>> {
-        match self.conn() {
+        match self.conn()? {
             // One statement: one round trip, and one snapshot without a transaction.
             AnyConnection::Postgresql(c) => {
                 let row: TracePartsRow = PreparedTrace {
@@ -803,15 +809,15 @@ impl DieselTx {
         &mut self,
         work: impl FnOnce(&mut Self) -> StoreResult<T>,
     ) -> StoreResult<T> {
-        Tm::begin_transaction(self.conn()).store()?;
+        Tm::begin_transaction(self.conn()?).store()?;
         match work(self) {
             Ok(value) => {
-                Tm::commit_transaction(self.conn()).store()?;
+                Tm::commit_transaction(self.conn()?).store()?;
                 Ok(value)
             }
             Err(err) => {
                 // A failed rollback leaves the connection broken; it is then discarded.
-                if let Err(rollback) = Tm::rollback_transaction(self.conn()) {
+                if let Err(rollback) = Tm::rollback_transaction(self.conn()?) {
                     tracing::warn!(error = %rollback, "rollback failed");
                 }
                 Err(err)

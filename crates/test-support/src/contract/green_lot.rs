@@ -288,3 +288,79 @@ pub fn a_transfer_reads_its_lots_as_written_after_a_write<S: Store>(store: S) {
         None
     );
 }
+
+/// A write unit of work reads back what it wrote, whenever the store sends its writes (a lot
+/// written twice, its ledger entry), and a unit of work that fails after writing leaves nothing.
+pub fn a_unit_of_work_reads_back_what_it_wrote<S: Store>(store: S) {
+    use roastery_domain::ledger::{EntryKind, Movement, Origin, entries};
+    use roastery_domain::stock::{LotKind, TypedLotRef};
+    use roastery_ports::repo::{EventRepo, LedgerFilter, TraceRepo};
+
+    let [here, _] = locations(&store);
+    let a = green_lot(1, 0, &here);
+    write(&store, |tx| tx.insert_green_lot(&a));
+    let entry = |n: u128, before: &str, after: &str| {
+        let movement = Movement {
+            lot: TypedLotRef {
+                id: a.id,
+                kind: LotKind::Green,
+            },
+            kind: EntryKind::SetWeight,
+            before: kg(before),
+            after: kg(after),
+            reference: None,
+        };
+        let origin = Origin {
+            operation: "inventory.green.setGreenLotWeight".into(),
+            client_id: "client-a".into(),
+            created_date: at(1),
+        };
+        entries(&[movement], &origin, || Uuid::from_u128(n))
+    };
+    let entries_of_a = |tx: &mut S::Tx| {
+        let of_a = LedgerFilter {
+            lot_id: Some(a.id),
+            from: None,
+            to: None,
+        };
+        tx.list_ledger_entries(&of_a, &roastery_domain::page::PageRequest::default())
+            .map(|page| page.items)
+    };
+    let set = |tx: &mut S::Tx, weight: &str| -> Result<(), StoreError> {
+        let mut lot = tx.green_lot_for_update(a.id)?.unwrap();
+        lot.apply(|lot| lot.stock = Stock::restore(kg(weight), None))?;
+        tx.update_green_lot(&lot)
+    };
+    let (seen, seen_entries) = write(&store, |tx| {
+        set(tx, "50")?;
+        tx.insert_ledger_entries(&entry(11, "60.5", "50"))?;
+        set(tx, "40")?;
+        tx.insert_ledger_entries(&entry(12, "50", "40"))?;
+        // A write with no rows (a weight set to what it was) writes nothing.
+        tx.insert_ledger_entries(&[])?;
+        tx.insert_events(&[])?;
+        Ok((tx.green_lot(a.id)?, entries_of_a(tx)?))
+    });
+    assert_eq!(
+        seen.map(|lot| lot.stock),
+        Some(Stock::restore(kg("40"), None))
+    );
+    assert_eq!(seen_entries.len(), 2, "{seen_entries:?}");
+    let stored = read(&store, |tx| tx.green_lot(a.id)).unwrap();
+    assert_eq!(stored.stock, Stock::restore(kg("40"), None));
+    assert_eq!(read(&store, |tx| entries_of_a(tx)).len(), 2);
+
+    // Written, then failed: the rollback takes back what was held as well as what was sent.
+    let failed = store.write(|tx| {
+        set(tx, "30")?;
+        tx.insert_ledger_entries(&entry(13, "40", "30"))?;
+        drop(roastery_ports::repo::EventRepo::take_changes(tx));
+        Err::<(), _>(roastery_ports::AppError::Store(StoreError::Internal(
+            "refused after writing".into(),
+        )))
+    });
+    assert!(failed.is_err());
+    let stored = read(&store, |tx| tx.green_lot(a.id)).unwrap();
+    assert_eq!(stored.stock, Stock::restore(kg("40"), None));
+    assert_eq!(read(&store, |tx| entries_of_a(tx)).len(), 2);
+}

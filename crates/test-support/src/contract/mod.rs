@@ -40,6 +40,7 @@ macro_rules! store_contract {
             green_lot::a_transfer_reads_its_lots_as_written_after_a_write,
             green_lot::a_written_back_green_lot_keeps_its_fixed_fields,
             green_lot::one_active_green_lot_per_origin_and_location,
+            green_lot::a_unit_of_work_reads_back_what_it_wrote,
             roast::roasted_lots_stock_write_back_and_listing,
             roast::profiles_by_id_external_id_and_ids,
             roast::curves_keep_their_order,
