@@ -437,6 +437,48 @@ mod tests {
             .unwrap()
     }
 
+    /// A transfer's lock (every lot of the asked lot's origin) keeps a generic plan once
+    /// PostgreSQL has seen that it is as good as the custom one; its semi-join form was planned
+    /// again at every call.
+    #[test]
+    fn a_transfers_lock_is_planned_once_on_postgresql() {
+        use roastery_ports::repo::{EventRepo, GreenLotRepo};
+        use roastery_test_support::contract::green_lot::{green_lot, locations};
+
+        let Some(db) = roastery_test_support::database::postgres("origin_plans") else {
+            return;
+        };
+        let store = DieselStore::open(&db.url, Some(1)).unwrap();
+        let [here, there] = locations(&store);
+        let lot = green_lot(1, 0, &here);
+        let write = |work: &mut dyn FnMut(&mut DieselTx) -> StoreResult<()>| {
+            store
+                .write(|tx| {
+                    work(tx)?;
+                    drop(tx.take_changes());
+                    Ok(())
+                })
+                .unwrap()
+        };
+        write(&mut |tx| tx.insert_green_lot(&lot));
+        for _ in 0..8 {
+            write(&mut |tx| {
+                let (source, merge_target) = tx.green_lot_to_transfer(lot.id, there.id)?.unwrap();
+                assert_eq!((source.id, merge_target.map(|t| t.id)), (lot.id, None));
+                Ok(())
+            });
+        }
+        let plans = plans_of(&store);
+        let lock = plans
+            .iter()
+            .find(|p| p.statement.contains("FOR UPDATE") && p.statement.contains("origin_id"))
+            .unwrap_or_else(|| panic!("no origin lock: {plans:#?}"));
+        assert!(
+            lock.generic_plans >= 1 && lock.custom_plans <= 5,
+            "planned at every call: {lock:?}"
+        );
+    }
+
     /// A report's statements keep one generic plan; the same kind of statement in a plain read
     /// is planned again for its first five calls at least (PostgreSQL's `auto` mode), which is
     /// what a report no longer pays.
