@@ -189,6 +189,31 @@ struct EdgeSource {
     only: Option<&'static str>,
     from: &'static str,
     to: &'static str,
+    /// What the edge's two ends are: a trace steps onto an edge only from an end of that kind,
+    /// so each reached edge is looked up in the sources it can continue in, not in all four.
+    from_is: End,
+    to_is: End,
+}
+
+/// What one end of a kind of edge always is.
+#[derive(Clone, Copy)]
+enum End {
+    /// A lot of this type (`TypedLotRef` type names).
+    Lot(&'static str),
+    /// A lot of any type, never an order.
+    AnyLot,
+    Order,
+}
+
+impl End {
+    /// The condition that `column`, the type of a reached end, is this kind of end.
+    fn condition(self, column: &str) -> String {
+        match self {
+            End::Lot(lot_type) => format!("{column} = '{lot_type}'"),
+            End::AnyLot => format!("{column} <> 'ORDER'"),
+            End::Order => format!("{column} = 'ORDER'"),
+        }
+    }
 }
 
 /// Transfers (ledger `TRANSFER_OUT` entries, merges included), roast and blend sources (which
@@ -201,6 +226,8 @@ const EDGE_SOURCES: [EdgeSource; 4] = [
         only: Some("e.kind = 'TRANSFER_OUT'"),
         from: "e.lot_id",
         to: "e.reference_id",
+        from_is: End::AnyLot,
+        to_is: End::AnyLot,
     },
     EdgeSource {
         columns: "s.green_lot_id, 'INVENTORY_GREEN', s.roasted_lot_id, 'INVENTORY_ROAST', \
@@ -210,6 +237,8 @@ const EDGE_SOURCES: [EdgeSource; 4] = [
         only: None,
         from: "s.green_lot_id",
         to: "s.roasted_lot_id",
+        from_is: End::Lot("INVENTORY_GREEN"),
+        to_is: End::Lot("INVENTORY_ROAST"),
     },
     EdgeSource {
         columns: "s.roasted_lot_id, 'INVENTORY_ROAST', s.blended_lot_id, 'INVENTORY_BLEND', \
@@ -219,6 +248,8 @@ const EDGE_SOURCES: [EdgeSource; 4] = [
         only: None,
         from: "s.roasted_lot_id",
         to: "s.blended_lot_id",
+        from_is: End::Lot("INVENTORY_ROAST"),
+        to_is: End::Lot("INVENTORY_BLEND"),
     },
     EdgeSource {
         columns: "sh.lot_id, sh.lot_type, sh.order_id, 'ORDER', 'SHIPMENT', sh.weight_micros, \
@@ -227,6 +258,8 @@ const EDGE_SOURCES: [EdgeSource; 4] = [
         only: None,
         from: "sh.lot_id",
         to: "sh.order_id",
+        from_is: End::AnyLot,
+        to_is: End::Order,
     },
 ];
 
@@ -239,16 +272,25 @@ impl EdgeSource {
         }
     }
 
-    /// The edges whose near end meets `key` (`= 'id'`, `IN ('id', …)`, or `= ` a column of
-    /// `reached` when `from` names it too).
-    fn at(&self, direction: Direction, from: &str, key: &str) -> String {
-        let (columns, tables, near) = (self.columns, self.tables, self.near(direction));
-        match self.only {
-            Some(only) => {
-                format!("SELECT {columns} FROM {from}{tables} WHERE {only} AND {near} {key}")
-            }
-            None => format!("SELECT {columns} FROM {from}{tables} WHERE {near} {key}"),
+    /// What the end of this edge that a trace in `direction` reaches it by always is.
+    fn near_is(&self, direction: Direction) -> End {
+        match direction {
+            Direction::Downstream => self.from_is,
+            Direction::Upstream => self.to_is,
         }
+    }
+
+    /// The edges whose near end meets `key` (`= 'id'`, `IN ('id', …)`, or `= ` a column of
+    /// `reached` when `from` names it too), where `only` holds too, if given.
+    fn at(&self, direction: Direction, from: &str, key: &str, only: Option<&str>) -> String {
+        let (columns, tables, near) = (self.columns, self.tables, self.near(direction));
+        let near_key = format!("{near} {key}");
+        let conditions = [self.only, only, Some(near_key.as_str())]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        format!("SELECT {columns} FROM {from}{tables} WHERE {conditions}")
     }
 }
 
@@ -283,25 +325,31 @@ fn trace_from_sql(postgres: bool, direction: Direction) -> &'static str {
 /// The recursive relation `reached` of the edges of a trace from the lots or orders whose id
 /// meets `starts` (`IN (...)`), for a `WITH RECURSIVE` clause.
 fn reached_sql(postgres: bool, starts: &str, direction: Direction) -> String {
-    let far = match direction {
-        Direction::Downstream => "r.to_id",
-        Direction::Upstream => "r.from_id",
+    let (far, far_type) = match direction {
+        Direction::Downstream => ("r.to_id", "r.to_type"),
+        Direction::Upstream => ("r.from_id", "r.from_type"),
     };
-    let each = |from: &str, key: &str, union: &str| {
+    // A step looks a reached end up only in the sources whose near end is of its kind: on
+    // PostgreSQL the condition names only the outer row, so it is checked once per row before
+    // the source's index is probed at all.
+    let each = |from: &str, key: &str, step: bool, union: &str| {
         EDGE_SOURCES
             .iter()
-            .map(|source| source.at(direction, from, key))
+            .map(|source| {
+                let kind = step.then(|| source.near_is(direction).condition(far_type));
+                source.at(direction, from, key, kind.as_deref())
+            })
             .collect::<Vec<_>>()
             .join(union)
     };
-    let first = each("", starts, " UNION ALL ");
+    let first = each("", starts, false, " UNION ALL ");
     let next = if postgres {
         format!(
             "SELECT x.* FROM reached r CROSS JOIN LATERAL ({}) x",
-            each("", &format!("= {far}"), " UNION ALL ")
+            each("", &format!("= {far}"), true, " UNION ALL ")
         )
     } else {
-        each("reached r, ", &format!("= {far}"), " UNION ")
+        each("reached r, ", &format!("= {far}"), true, " UNION ")
     };
     format!(
         "reached (from_id, from_type, to_id, to_type, kind, weight_micros, weight_unit, at, \
