@@ -125,6 +125,19 @@ impl EventRow {
     }
 }
 
+/// An event as PostgreSQL stores it, unnumbered.
+fn new_event(event: &Event) -> NewEvent {
+    NewEvent {
+        id: event.id.to_string(),
+        event_type: event.event_type.to_string(),
+        subject_id: event.subject.id.to_string(),
+        subject_type: event.subject.resource.as_str(),
+        operation: event.operation.clone(),
+        client_id: event.client_id.clone(),
+        created_date: to_db(event.created_date),
+    }
+}
+
 impl EventRepo for DieselTx {
     fn record_change(&mut self, subject: Subject, change: Change) {
         self.changes.record(subject, change);
@@ -135,72 +148,52 @@ impl EventRepo for DieselTx {
     }
 
     fn insert_events(&mut self, list: &[Event]) -> StoreResult<()> {
-        if self.holds(list.len()) {
-            let rows = list
-                .iter()
-                .map(|event| NewEvent {
-                    id: event.id.to_string(),
-                    event_type: event.event_type.to_string(),
-                    subject_id: event.subject.id.to_string(),
-                    subject_type: event.subject.resource.as_str(),
-                    operation: event.operation.clone(),
-                    client_id: event.client_id.clone(),
-                    created_date: to_db(event.created_date),
-                })
-                .collect();
-            return self.hold(HeldWrite::Events(rows));
+        if list.is_empty() {
+            return Ok(());
         }
         // One statement for the whole batch on either database.
-        match self.conn()? {
+        if matches!(*self.conn, AnyConnection::Postgresql(_)) {
             // Stored unnumbered; `writer_xid` is the column's default, the inserting
-            // transaction's id (migration 000014).
-            AnyConnection::Postgresql(c) => {
-                let rows: Vec<_> = list
-                    .iter()
-                    .map(|event| {
-                        (
-                            events::id.eq(event.id.to_string()),
-                            events::event_type.eq(event.event_type.to_string()),
-                            events::subject_id.eq(event.subject.id.to_string()),
-                            events::subject_type.eq(event.subject.resource.as_str()),
-                            events::operation.eq(event.operation.clone()),
-                            events::client_id.eq(event.client_id.clone()),
-                            events::created_date.eq(to_db(event.created_date)),
-                        )
-                    })
-                    .collect();
-                insert_rows!(c, events::table, rows.as_slice()).store()?;
+            // transaction's id (migration 000014). Held with the unit of work's last writes
+            // when few, else sent at once in the same form.
+            let rows = HeldWrite::Events(list.iter().map(new_event).collect());
+            if self.holds(list.len()) {
+                return self.hold(rows);
             }
-            // One writer at a time: the numbers are taken here, all in one step.
-            AnyConnection::Sqlite(_) => {
-                let last = self.counter(EVENT_COUNTER)?;
-                let count = i64::try_from(list.len())
-                    .map_err(|_| StoreError::Internal("too many events".into()))?;
-                self.set_counter(EVENT_COUNTER, last + count)?;
-                let rows: Vec<_> = list
-                    .iter()
-                    .zip(last + 1..)
-                    .map(|(event, sequence)| {
-                        (
-                            events::id.eq(event.id.to_string()),
-                            events::sequence.eq(Some(sequence)),
-                            events::event_type.eq(event.event_type.to_string()),
-                            events::subject_id.eq(event.subject.id.to_string()),
-                            events::subject_type.eq(event.subject.resource.as_str()),
-                            events::operation.eq(event.operation.clone()),
-                            events::client_id.eq(event.client_id.clone()),
-                            events::created_date.eq(to_db(event.created_date)),
-                        )
-                    })
-                    .collect();
-                let AnyConnection::Sqlite(c) = self.conn()? else {
-                    return Err(StoreError::Internal(
-                        "the connection changed backend".into(),
-                    ));
-                };
-                insert_rows!(c, events::table, rows.as_slice()).store()?;
-            }
+            let AnyConnection::Postgresql(c) = self.conn()? else {
+                return Err(StoreError::Internal(
+                    "the connection changed backend".into(),
+                ));
+            };
+            return crate::held_writes::send(c, &[rows]);
         }
+        // One writer at a time: the numbers are taken here, all in one step.
+        let last = self.counter(EVENT_COUNTER)?;
+        let count = i64::try_from(list.len())
+            .map_err(|_| StoreError::Internal("too many events".into()))?;
+        self.set_counter(EVENT_COUNTER, last + count)?;
+        let rows: Vec<_> = list
+            .iter()
+            .zip(last + 1..)
+            .map(|(event, sequence)| {
+                (
+                    events::id.eq(event.id.to_string()),
+                    events::sequence.eq(Some(sequence)),
+                    events::event_type.eq(event.event_type.to_string()),
+                    events::subject_id.eq(event.subject.id.to_string()),
+                    events::subject_type.eq(event.subject.resource.as_str()),
+                    events::operation.eq(event.operation.clone()),
+                    events::client_id.eq(event.client_id.clone()),
+                    events::created_date.eq(to_db(event.created_date)),
+                )
+            })
+            .collect();
+        let AnyConnection::Sqlite(c) = self.conn()? else {
+            return Err(StoreError::Internal(
+                "the connection changed backend".into(),
+            ));
+        };
+        insert_rows!(c, events::table, rows.as_slice()).store()?;
         Ok(())
     }
 
