@@ -21,6 +21,10 @@ Every measured run is preceded by an uncounted one of BENCH_WARMUP seconds (2; 1
 the same calls, so that a scenario is measured in its steady state (not the distinct-lot writes,
 which would then write their first lots twice).
 
+On PostgreSQL the server connects without TLS (`sslmode=disable`), as docs/deploy.md says a
+deployment reaches a database on the same machine; a second server connecting with TLS is then
+measured in alternating rounds with it, for the listing page and the due-diligence report.
+
 Environment: BENCH_LOTS, BENCH_DURATION (s), BENCH_WARMUP (s), BENCH_CONNECTIONS, BENCH_PG_URL (server URL, no
 database: a database named roastery_bench_<pid> is created there and dropped afterwards),
 BENCH_ONLY (comma-separated parts of scenario names: measure only those, e.g. "token,first page"),
@@ -101,6 +105,17 @@ def db_counters(port):
             if line.startswith(name + " "):
                 found[name] = float(line.split()[1])
     return found.get("roastery_db_statements_total"), found.get("roastery_db_transactions_total")
+
+
+def with_sslmode(url, mode):
+    """`url` with `sslmode=mode`, unless it names an sslmode already."""
+    if "sslmode=" in url:
+        return url
+    return url + ("&" if "?" in url else "?") + "sslmode=" + mode
+
+
+def database_name(url):
+    return url.rsplit("/", 1)[1].split("?", 1)[0]
 
 
 def pg_backend_cpu(db_url, db_name):
@@ -277,7 +292,9 @@ def run_database(kind, args, work):
         pg_admin = (base, name)
         subprocess.run(["psql", base + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {name}"], check=True)
         subprocess.run(["psql", base + "/postgres", "-qc", f"CREATE DATABASE {name}"], check=True)
-        env["ROASTERY_DATABASE_URL"] = f"{base}/{name}"
+        # A database on the same machine is reached as docs/deploy.md says to: without TLS, which
+        # on loopback protects nothing and costs (measured side by side below, with TLS).
+        env["ROASTERY_DATABASE_URL"] = with_sslmode(f"{base}/{name}", "disable")
         cwd = os.path.join(work, "pg")
         os.makedirs(cwd)
         # Seeding only: commits do not wait for the WAL flush (libpq reads PGOPTIONS).
@@ -364,7 +381,7 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                     raise SystemExit(f"{name}: {status} {probe[:300]}")
             log(f"{kind}: {name} ({len(probe):,} bytes)")
             connections = connections or args.connections
-            pg = (env["ROASTERY_DATABASE_URL"], env["ROASTERY_DATABASE_URL"].rsplit("/", 1)[1]) \
+            pg = (env["ROASTERY_DATABASE_URL"], database_name(env["ROASTERY_DATABASE_URL"])) \
                 if kind == "postgres" else None
             warmup = args.warmup if env_for_wrk.get("MODE") not in ("lots", "weights") else 0
             if warmup:
@@ -608,6 +625,34 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                 notes.append(f"{kind}: traceLot over a 5-level chain: the operation answers ({status}) but this "
                              "seed prints no chain: not measured")
             log(notes[-1])
+
+        if kind == "postgres" and logs_on and "sslmode=disable" in env["ROASTERY_DATABASE_URL"]:
+            # The cost of TLS to the database on loopback: a second server on the same database
+            # whose connections use TLS, in alternating rounds with the main one.
+            tls_port = free_port()
+            tls_env = dict(env, ROASTERY_LISTEN=f"127.0.0.1:{tls_port}",
+                           ROASTERY_DATABASE_URL=env["ROASTERY_DATABASE_URL"].replace("sslmode=disable",
+                                                                                      "sslmode=require"))
+            tls = subprocess.Popen([BIN, "serve"], env=tls_env, cwd=cwd, stderr=server_log)
+            try:
+                wait_ready(tls_port, tls, "roastery serve (TLS to PostgreSQL)")
+                compared = [(FIRST_PAGE, scenario_env("", "inventory.green.listGreenLots", first, token))]
+                if chain:
+                    dd_body = json.dumps({"params": {"filter": {"orderId": chain["order"]}}})
+                    compared.append((DUE_DILIGENCE_SCENARIO, scenario_env("", DUE_DILIGENCE_OPERATION, dd_body, token)))
+                for what, scenario in compared:
+                    wrk(tls_port, args.warmup or 1, args.connections, scenario)
+                    paired = paired_rounds({"plain": (port, server, scenario), "tls": (tls_port, tls, scenario)},
+                                           args.duration, args.connections)
+                    notes.append(f"{kind}: {what}, connections to PostgreSQL without TLS (as measured above) and "
+                                 f"with TLS (sslmode=require), in alternating rounds ({paired['seconds']} s each): "
+                                 f"{paired['plain']['rps']:,.0f} against {paired['tls']['rps']:,.0f} req/s, "
+                                 f"{paired['plain']['cpu_us']:.0f} against {paired['tls']['cpu_us']:.0f} us server "
+                                 f"CPU/req: TLS costs {100 * (1 - 1 / paired['share']):.1f}% of the throughput")
+                    log(notes[-1])
+            finally:
+                tls.terminate()
+                tls.wait()
 
         measure("token endpoint (client credentials)",
                 {"PATH_OVERRIDE": "/oauth2/token", "OPERATION": "", "BODY": token_form, "TOKEN": "",
