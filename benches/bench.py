@@ -161,8 +161,15 @@ class Client:
         # The token endpoint reads an Authorization header as client credentials.
         if self.token and path.startswith("/rpc/"):
             headers["Authorization"] = "Bearer " + self.token
-        self.conn.request("POST", path, body=body, headers=headers)
-        response = self.conn.getresponse()
+        try:
+            self.conn.request("POST", path, body=body, headers=headers)
+            response = self.conn.getresponse()
+        except (OSError, http.client.HTTPException):
+            # The server closes a keep-alive connection left idle (while other servers were
+            # measured): open a new one, once.
+            self.conn.close()
+            self.conn.request("POST", path, body=body, headers=headers)
+            response = self.conn.getresponse()
         return response.status, response.read()
 
     def rpc(self, operation, payload):
