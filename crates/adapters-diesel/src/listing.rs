@@ -135,16 +135,11 @@ impl ListingRepo for DieselTx {
             roasted_lots::id,
             roasted_lots::listing_item,
         ));
-        let rows: Vec<ItemRow> = match self.conn()? {
-            // A semi-join, not `= ANY($1)`: see `in_ids` (PostgreSQL keeps this statement's
-            // generic plan, in which `= ANY` searches the array linearly for every row read).
-            AnyConnection::Postgresql(c) => query.filter(in_ids(roasted_lots::id, ids)).load(c),
-            AnyConnection::Sqlite(c) => {
-                let keys: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-                query.filter(roasted_lots::id.eq_any(keys)).load(c)
-            }
-        }
-        .store()?;
+        // A semi-join, not `= ANY($1)`: see `in_ids` (PostgreSQL keeps this statement's generic
+        // plan, in which `= ANY` searches the array linearly for every row read; SQLite keeps the
+        // statement, which with the ids written out it parsed at every call).
+        let query = query.filter(in_ids(roasted_lots::id, ids));
+        let rows: Vec<ItemRow> = on_backend!(self.conn()?, |c| query.load(c)).store()?;
         items(rows)
     }
 

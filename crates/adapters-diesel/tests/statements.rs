@@ -433,40 +433,44 @@ fn a_write_prepares_its_statements_once_on_postgresql() {
     }
 }
 
-/// On PostgreSQL the statements of a due-diligence report (the upstream trace from its starts,
-/// the source lots, their documents' sizes) have one text whatever the starts: the report of an
-/// order after the report of a lot prepares nothing new.
+/// The statements of a due-diligence report (the upstream trace from its starts, the source
+/// lots, their documents' sizes) have one text whatever the starts, on either database: the
+/// report of an order after the report of a lot prepares nothing new, and no id is written into
+/// a statement's text (on SQLite such a statement was parsed at every call).
 #[test]
-fn due_diligence_reads_are_prepared_once_whatever_their_ids_on_postgresql() {
+fn due_diligence_reads_are_prepared_once_whatever_their_ids() {
     use roastery_app::due_diligence::DueDiligenceOf;
     record_statements();
-    let Some(db) = support::postgres("statements_kept_dd") else {
-        return;
-    };
-    let (app, g) = traced(&db.url);
-    let report = |of| app.due_diligence_of(of).unwrap();
-    let first = kept_by(|| {
-        let r = report(DueDiligenceOf::Lot(g.blended.id));
-        assert!(!r.sources.is_empty(), "{r:?}");
-    });
-    assert!(
-        first
-            .iter()
-            .any(|sql| sql.contains("RECURSIVE") && sql.contains("= ANY($1)")),
-        "{first:#?}"
-    );
-    for of in [
-        DueDiligenceOf::Order(g.orders[0].id),
-        DueDiligenceOf::Lot(g.roasted[0].id),
-        DueDiligenceOf::Order(g.orders[1].id),
-    ] {
-        let mut ran = Vec::new();
-        let kept = kept_by(|| ran = sql_of(|| drop(report(of))));
-        assert!(kept.is_empty(), "{of:?} prepared again: {kept:#?}");
+    let sqlite = support::sqlite();
+    let pg = support::postgres("statements_kept_dd");
+    let urls = std::iter::once((&sqlite.url, "json_each(?)"))
+        .chain(pg.as_ref().map(|db| (&db.url, "= ANY($1)")));
+    for (url, one_of_the_ids) in urls {
+        let (app, g) = traced(url);
+        let report = |of| app.due_diligence_of(of).unwrap();
+        let first = kept_by(|| {
+            let r = report(DueDiligenceOf::Lot(g.blended.id));
+            assert!(!r.sources.is_empty(), "{url}: {r:?}");
+        });
         assert!(
-            !ran.iter().any(|sql| sql.contains(" IN ('")),
-            "{of:?}: ids written into a statement: {ran:#?}"
+            first
+                .iter()
+                .any(|sql| sql.contains("RECURSIVE") && sql.contains(one_of_the_ids)),
+            "{url}: {first:#?}"
         );
+        for of in [
+            DueDiligenceOf::Order(g.orders[0].id),
+            DueDiligenceOf::Lot(g.roasted[0].id),
+            DueDiligenceOf::Order(g.orders[1].id),
+        ] {
+            let mut ran = Vec::new();
+            let kept = kept_by(|| ran = sql_of(|| drop(report(of))));
+            assert!(kept.is_empty(), "{url}: {of:?} prepared again: {kept:#?}");
+            assert!(
+                !ran.iter().any(|sql| sql.contains(" IN ('")),
+                "{url}: {of:?}: ids written into a statement: {ran:#?}"
+            );
+        }
     }
 }
 
@@ -520,29 +524,31 @@ fn an_orders_due_diligence_report_is_two_reads() {
     }
 }
 
-/// The listing items of lots asked by id are read by one statement PostgreSQL keeps, whatever
-/// the ids: a semi-join over one bound array.
+/// The listing items of lots asked by id are read by one statement each database keeps,
+/// whatever the ids: a semi-join over one bound array (PostgreSQL) or JSON array (SQLite). (What
+/// it reads is the listing contract's, `contract::listing`, on every store.)
 #[test]
-fn items_by_ids_are_read_by_one_kept_statement_on_postgresql() {
+fn items_by_ids_are_read_by_one_kept_statement() {
     use roastery_ports::Store;
     use roastery_ports::listing::ListingRepo;
     record_statements();
-    let Some(db) = support::postgres("statements_kept_by_ids") else {
-        return;
-    };
-    let (app, g) = traced(&db.url);
-    let read = |ids: Vec<Uuid>| {
-        app.store()
-            .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids)?))
-            .unwrap();
-    };
-    let first = kept_by(|| read(vec![g.roasted[0].id]));
-    assert!(
-        first
-            .iter()
-            .any(|sql| sql.contains("IN (SELECT unnest($1))")),
-        "{first:#?}"
-    );
-    let again = kept_by(|| read(vec![g.roasted[1].id, g.roasted[0].id, Uuid::from_u128(7)]));
-    assert!(again.is_empty(), "prepared again: {again:#?}");
+    let sqlite = support::sqlite();
+    let pg = support::postgres("statements_kept_by_ids");
+    let urls = std::iter::once((&sqlite.url, "IN (SELECT value FROM json_each(?))"))
+        .chain(pg.as_ref().map(|db| (&db.url, "IN (SELECT unnest($1))")));
+    for (url, one_of_the_ids) in urls {
+        let (app, g) = traced(url);
+        let read = |ids: Vec<Uuid>| {
+            app.store()
+                .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids)?))
+                .unwrap();
+        };
+        let first = kept_by(|| read(vec![g.roasted[0].id]));
+        assert!(
+            first.iter().any(|sql| sql.contains(one_of_the_ids)),
+            "{url}: {first:#?}"
+        );
+        let again = kept_by(|| read(vec![g.roasted[1].id, g.roasted[0].id, Uuid::from_u128(7)]));
+        assert!(again.is_empty(), "{url}: prepared again: {again:#?}");
+    }
 }
