@@ -12,6 +12,8 @@
 //! the generic plan. A semi-join (`IN (SELECT unnest($n))`) was tried and planned slower still;
 //! it is used where a generic plan is kept, for listing items by ids ([`in_ids`]).
 
+use std::cell::OnceCell;
+
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -29,20 +31,44 @@ use crate::store::DieselTx;
 /// Where a statement's text says "is one of the ids".
 pub(crate) const IDS: &str = "{ids}";
 
-/// `sql` with each [`IDS`] as "is one of the ids", the ids bound: as a text array on PostgreSQL
-/// (`ids`), as a JSON array on SQLite (`json`).
+/// Ids to bind, in the form the database's statement takes, made when first bound: a text array
+/// on PostgreSQL, a JSON array on SQLite.
+struct BoundIds {
+    ids: Vec<Uuid>,
+    texts: OnceCell<Vec<String>>,
+    json: OnceCell<String>,
+}
+
+impl BoundIds {
+    fn new(ids: &[Uuid]) -> Self {
+        Self {
+            ids: ids.to_vec(),
+            texts: OnceCell::new(),
+            json: OnceCell::new(),
+        }
+    }
+
+    fn texts(&self) -> &Vec<String> {
+        self.texts
+            .get_or_init(|| self.ids.iter().map(Uuid::to_string).collect())
+    }
+
+    fn json(&self) -> &String {
+        self.json.get_or_init(|| json_array(&self.ids))
+    }
+}
+
+/// `sql` with each [`IDS`] as "is one of the ids", the ids bound.
 struct KeptForIds<'a> {
     sql: &'a str,
-    ids: Vec<String>,
-    json: String,
+    ids: BoundIds,
 }
 
 impl<'a> KeptForIds<'a> {
     fn new(sql: &'a str, ids: &[Uuid]) -> Self {
         Self {
             sql,
-            ids: ids.iter().map(Uuid::to_string).collect(),
-            json: json_array(ids),
+            ids: BoundIds::new(ids),
         }
     }
 }
@@ -59,7 +85,7 @@ impl QueryFragment<Sqlite> for KeptForIds<'_> {
         }
         for part in parts {
             out.push_sql("IN (SELECT value FROM json_each(");
-            out.push_bind_param::<Text, _>(&self.json)?;
+            out.push_bind_param::<Text, _>(self.ids.json())?;
             out.push_sql("))");
             out.push_sql(part);
         }
@@ -91,7 +117,7 @@ impl QueryFragment<Pg> for KeptForIds<'_> {
         }
         for part in parts {
             out.push_sql("= ANY(");
-            out.push_bind_param::<Array<Text>, _>(&self.ids)?;
+            out.push_bind_param::<Array<Text>, _>(self.ids.texts())?;
             out.push_sql(")");
             out.push_sql(part);
         }
@@ -107,16 +133,14 @@ impl QueryFragment<Pg> for KeptForIds<'_> {
 /// comparisons), while the semi-join probes a hash or an index per id.
 pub(crate) struct InIds<C> {
     column: C,
-    ids: Vec<String>,
-    json: String,
+    ids: BoundIds,
 }
 
 /// `column` is one of `ids`.
 pub(crate) fn in_ids<C>(column: C, ids: &[Uuid]) -> InIds<C> {
     InIds {
         column,
-        ids: ids.iter().map(Uuid::to_string).collect(),
-        json: json_array(ids),
+        ids: BoundIds::new(ids),
     }
 }
 
@@ -142,7 +166,7 @@ impl<C: QueryFragment<Pg>> QueryFragment<Pg> for InIds<C> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         self.column.walk_ast(out.reborrow())?;
         out.push_sql(" IN (SELECT unnest(");
-        out.push_bind_param::<Array<Text>, _>(&self.ids)?;
+        out.push_bind_param::<Array<Text>, _>(self.ids.texts())?;
         out.push_sql("))");
         Ok(())
     }
@@ -152,7 +176,7 @@ impl<C: QueryFragment<Sqlite>> QueryFragment<Sqlite> for InIds<C> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         self.column.walk_ast(out.reborrow())?;
         out.push_sql(" IN (SELECT value FROM json_each(");
-        out.push_bind_param::<Text, _>(&self.json)?;
+        out.push_bind_param::<Text, _>(self.ids.json())?;
         out.push_sql("))");
         Ok(())
     }
@@ -199,8 +223,8 @@ mod tests {
             "{lite}"
         );
         assert_eq!(
-            kept.json,
-            format!(r#"["{}","{}"]"#, ids[0], ids[1]),
+            kept.ids.json(),
+            &format!(r#"["{}","{}"]"#, ids[0], ids[1]),
             "the ids as a JSON array"
         );
         assert_eq!(json_array(&[]), "[]");
