@@ -125,7 +125,7 @@ impl EventRow {
     }
 }
 
-/// An event as PostgreSQL stores it, unnumbered.
+/// An event's row, unnumbered (PostgreSQL stores it so; SQLite adds its number).
 fn new_event(event: &Event) -> NewEvent {
     NewEvent {
         id: event.id.to_string(),
@@ -176,15 +176,16 @@ impl EventRepo for DieselTx {
             .iter()
             .zip(last + 1..)
             .map(|(event, sequence)| {
+                let row = new_event(event);
                 (
-                    events::id.eq(event.id.to_string()),
+                    events::id.eq(row.id),
                     events::sequence.eq(Some(sequence)),
-                    events::event_type.eq(event.event_type.to_string()),
-                    events::subject_id.eq(event.subject.id.to_string()),
-                    events::subject_type.eq(event.subject.resource.as_str()),
-                    events::operation.eq(event.operation.clone()),
-                    events::client_id.eq(event.client_id.clone()),
-                    events::created_date.eq(to_db(event.created_date)),
+                    events::event_type.eq(row.event_type),
+                    events::subject_id.eq(row.subject_id),
+                    events::subject_type.eq(row.subject_type),
+                    events::operation.eq(row.operation),
+                    events::client_id.eq(row.client_id),
+                    events::created_date.eq(row.created_date),
                 )
             })
             .collect();

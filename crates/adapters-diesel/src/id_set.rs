@@ -14,6 +14,7 @@
 
 use std::cell::OnceCell;
 
+use diesel::backend::Backend;
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -77,16 +78,17 @@ kept_statement!(KeptForIds);
 
 impl diesel::RunQueryDsl<SqliteConnection> for KeptForIds<'_> {}
 
-impl QueryFragment<Sqlite> for KeptForIds<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+impl<DB: Backend> QueryFragment<DB> for KeptForIds<'_>
+where
+    BoundIds: OneOf<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         let mut parts = self.sql.split(IDS);
         if let Some(first) = parts.next() {
             out.push_sql(first);
         }
         for part in parts {
-            out.push_sql("IN (SELECT value FROM json_each(");
-            out.push_bind_param::<Text, _>(self.ids.json())?;
-            out.push_sql("))");
+            self.ids.push_any(&mut out)?;
             out.push_sql(part);
         }
         Ok(())
@@ -109,18 +111,40 @@ fn json_array(ids: &[Uuid]) -> String {
     json
 }
 
-impl QueryFragment<Pg> for KeptForIds<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        let mut parts = self.sql.split(IDS);
-        if let Some(first) = parts.next() {
-            out.push_sql(first);
-        }
-        for part in parts {
-            out.push_sql("= ANY(");
-            out.push_bind_param::<Array<Text>, _>(self.ids.texts())?;
-            out.push_sql(")");
-            out.push_sql(part);
-        }
+/// How a database's statement says "is one of the ids", the ids bound once.
+trait OneOf<DB: Backend> {
+    /// After a value: "equals one of the ids" (what [`IDS`] stands for).
+    fn push_any<'b>(&'b self, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>;
+    /// After a column: "is in the set of the ids", as a semi-join ([`in_ids`]).
+    fn push_in<'b>(&'b self, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>;
+}
+
+impl OneOf<Pg> for BoundIds {
+    fn push_any<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("= ANY(");
+        out.push_bind_param::<Array<Text>, _>(self.texts())?;
+        out.push_sql(")");
+        Ok(())
+    }
+
+    fn push_in<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("IN (SELECT unnest(");
+        out.push_bind_param::<Array<Text>, _>(self.texts())?;
+        out.push_sql("))");
+        Ok(())
+    }
+}
+
+/// SQLite has no arrays: the ids are one JSON array, read back as rows by `json_each`.
+impl OneOf<Sqlite> for BoundIds {
+    fn push_any<'b>(&'b self, out: &mut AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        self.push_in(out)
+    }
+
+    fn push_in<'b>(&'b self, out: &mut AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("IN (SELECT value FROM json_each(");
+        out.push_bind_param::<Text, _>(self.json())?;
+        out.push_sql("))");
         Ok(())
     }
 }
@@ -162,23 +186,14 @@ impl<C: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for InIds<C> {}
 
 impl<C: SelectableExpression<QS>, QS> SelectableExpression<QS> for InIds<C> {}
 
-impl<C: QueryFragment<Pg>> QueryFragment<Pg> for InIds<C> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+impl<DB: Backend, C: QueryFragment<DB>> QueryFragment<DB> for InIds<C>
+where
+    BoundIds: OneOf<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.column.walk_ast(out.reborrow())?;
-        out.push_sql(" IN (SELECT unnest(");
-        out.push_bind_param::<Array<Text>, _>(self.ids.texts())?;
-        out.push_sql("))");
-        Ok(())
-    }
-}
-
-impl<C: QueryFragment<Sqlite>> QueryFragment<Sqlite> for InIds<C> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
-        self.column.walk_ast(out.reborrow())?;
-        out.push_sql(" IN (SELECT value FROM json_each(");
-        out.push_bind_param::<Text, _>(self.ids.json())?;
-        out.push_sql("))");
-        Ok(())
+        out.push_sql(" ");
+        self.ids.push_in(&mut out)
     }
 }
 
