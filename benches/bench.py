@@ -223,10 +223,12 @@ def paired_rounds(sides, duration, connections):
     """Two sides of one comparison measured in alternating rounds (a, b, b, a), so that both see
     the same machine: a ratio read from the pair is not the ratio of two runs minutes apart.
     sides: {"a": (port, Popen, wrk env), "b": (...)}, in that order; returns each side's summed
-    rate and server CPU per request, and "a"'s throughput as a share of "b"'s."""
+    rate and server CPU per request, "a"'s throughput as a share of "b"'s, and the non-2xx
+    answers and socket errors of all rounds (a judged target with any is missed)."""
     seconds = max(2, duration // 2)
     first, second = list(sides)
     totals = {side: {"requests": 0, "us": 0, "cpu": 0.0} for side in sides}
+    failed = 0
     for side in (first, second, second, first):
         port, proc, env = sides[side]
         cpu_before = cpu_seconds(proc.pid)
@@ -234,7 +236,8 @@ def paired_rounds(sides, duration, connections):
         totals[side]["cpu"] += cpu_seconds(proc.pid) - cpu_before
         totals[side]["requests"] += result["requests"]
         totals[side]["us"] += result["duration_us"]
-    out = {"seconds": seconds}
+        failed += result["non2xx"] + result["socket_errors"]
+    out = {"seconds": seconds, "errors": failed}
     for side, t in totals.items():
         out[side] = {"rps": t["requests"] / (t["us"] / 1e6), "cpu_us": 1e6 * t["cpu"] / max(1, t["requests"])}
     out["share"] = out[first]["rps"] / out[second]["rps"]
@@ -655,7 +658,8 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                                  f"with TLS (sslmode=require), in alternating rounds ({paired['seconds']} s each): "
                                  f"{paired['plain']['rps']:,.0f} against {paired['tls']['rps']:,.0f} req/s, "
                                  f"{paired['plain']['cpu_us']:.0f} against {paired['tls']['cpu_us']:.0f} us server "
-                                 f"CPU/req: TLS costs {100 * (1 - 1 / paired['share']):.1f}% of the throughput")
+                                 f"CPU/req: TLS costs {100 * (1 - 1 / paired['share']):.1f}% of the throughput"
+                                 + (f" ({paired['errors']:,} non-2xx or socket errors)" if paired["errors"] else ""))
                     log(notes[-1])
             finally:
                 tls.terminate()
@@ -687,7 +691,9 @@ def find(rows, db, start, end=""):
 
 
 def errors(r):
-    return r["service"]["non2xx"] + r["service"]["socket_errors"]
+    """Non-2xx answers and socket errors of a row's run and of its alternating rounds."""
+    paired = r["service"].get("paired") or {}
+    return r["service"]["non2xx"] + r["service"]["socket_errors"] + paired.get("errors", 0)
 
 
 def targets(rows, peaks):
