@@ -5,13 +5,18 @@
 //! replacing the row needs no lock of its own.
 
 use chrono::NaiveDateTime;
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
-use roastery_domain::due_diligence::{DueDiligence, SourceLot, is_source};
+use roastery_domain::due_diligence::{ANSWER_DOCUMENT_MAX, DueDiligence, SourceLot, is_source};
+use roastery_domain::ledger::{Direction, Reference};
 use roastery_domain::stock::{LotKind, number};
 use roastery_ports::repo::{DueDiligenceRepo, SizedSource, StoreResult};
 use uuid::Uuid;
 
+use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
 use crate::id_set::IDS;
 use crate::product::CHUNK;
@@ -19,6 +24,7 @@ use crate::row::uuid;
 use crate::schema::green_lot_due_diligence;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
+use crate::trace::reached_sql;
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lot_due_diligence)]
@@ -167,43 +173,107 @@ impl DueDiligenceRepo for DieselTx {
         // asked in one chunk, so the bound written into the text takes one of few values and
         // the statement stays kept; past a chunk the caller reads the documents itself.
         let budget = if lot_ids.len() <= 1000 {
-            i64::try_from(read_up_to).unwrap_or(i64::MAX)
+            budget(read_up_to)
         } else {
             0
         };
         let mut found = Vec::new();
         for chunk in lot_ids.chunks(1000) {
-            let rows: Vec<SizedSourceRow> = self.load_for_ids(
-                &format!(
-                    "SELECT {SOURCE_COLUMNS}, \
-                            CAST(LENGTH(d.document) AS BIGINT) AS size, \
-                            CASE WHEN SUM(LENGTH(d.document)) OVER () <= {budget} \
-                                 THEN d.document END AS document, \
-                            d.updated_date \
-                       FROM green_lots g \
-                       LEFT JOIN green_lot_due_diligence d ON d.green_lot_id = g.id \
-                      WHERE g.id {IDS}"
-                ),
-                chunk,
-            )?;
-            for r in rows {
-                let Some(lot) = source_lot(r.lot)? else {
-                    continue;
-                };
-                let due_diligence = match (r.document, r.updated_date) {
-                    (Some(document), Some(updated)) => Some(
-                        DueDiligence::from_document(&document, from_db(updated))
-                            .map_err(|e| corrupt("due diligence", e))?,
-                    ),
-                    _ => None,
-                };
-                found.push(SizedSource {
-                    lot,
-                    size: r.size.map(|n| u64::try_from(n).unwrap_or(0)),
-                    due_diligence,
-                });
-            }
+            let rows: Vec<SizedSourceRow> =
+                self.load_for_ids(&sized_sources_sql(budget, &format!("g.id {IDS}")), chunk)?;
+            found.extend(sized_sources(rows)?);
         }
         Ok(found)
     }
+
+    // One statement: the upstream trace, its green lots and the starts that are green lots,
+    // their due diligence. On PostgreSQL one round trip, one snapshot without a transaction.
+    fn upstream_sources(
+        &mut self,
+        starts: &[Reference],
+        read_up_to: u64,
+    ) -> StoreResult<Vec<SizedSource>> {
+        if starts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let postgres = matches!(self.conn()?, AnyConnection::Postgresql(_));
+        let ids: Vec<Uuid> = starts.iter().map(|start| start.id()).collect();
+        let rows: Vec<SizedSourceRow> =
+            self.load_for_ids(&upstream_sources_sql(postgres, budget(read_up_to)), &ids)?;
+        sized_sources(rows)
+    }
+}
+
+/// `read_up_to` as the bound written into a statement.
+fn budget(read_up_to: u64) -> i64 {
+    i64::try_from(read_up_to).unwrap_or(i64::MAX)
+}
+
+/// The green lots `g` that `filter` keeps, as [`SizedSourceRow`]s: each with the size of its due
+/// diligence and, when the documents of all of them fit `budget` characters together, the
+/// document.
+fn sized_sources_sql(budget: i64, filter: &str) -> String {
+    format!(
+        "SELECT {SOURCE_COLUMNS}, \
+                CAST(LENGTH(d.document) AS BIGINT) AS size, \
+                CASE WHEN SUM(LENGTH(d.document)) OVER () <= {budget} \
+                     THEN d.document END AS document, \
+                d.updated_date \
+           FROM green_lots g \
+           LEFT JOIN green_lot_due_diligence d ON d.green_lot_id = g.id \
+          WHERE {filter}"
+    )
+}
+
+/// [`sized_sources_sql`] of the green lots among the starts [`IDS`] and upstream of them. Its
+/// texts for the bounds a report reads with are written once.
+fn upstream_sources_sql(postgres: bool, bound: i64) -> Cow<'static, str> {
+    fn write(postgres: bool, bound: i64) -> String {
+        let reached = reached_sql(postgres, IDS, Direction::Upstream);
+        let green = LotKind::Green.reference_type();
+        format!(
+            "WITH RECURSIVE {reached}, \
+             green (id) AS ( \
+                 SELECT from_id FROM reached WHERE from_type = '{green}' \
+                 UNION SELECT id FROM green_lots WHERE id {IDS} \
+             ) {}",
+            sized_sources_sql(bound, "g.id IN (SELECT id FROM green)")
+        )
+    }
+    static KEPT: LazyLock<Vec<(bool, i64, String)>> = LazyLock::new(|| {
+        let bounds = [budget(ANSWER_DOCUMENT_MAX), i64::MAX];
+        [false, true]
+            .into_iter()
+            .flat_map(|postgres| bounds.map(|b| (postgres, b, write(postgres, b))))
+            .collect()
+    });
+    KEPT.iter()
+        .find(|(p, b, _)| *p == postgres && *b == bound)
+        .map_or_else(
+            || Cow::Owned(write(postgres, bound)),
+            |(_, _, sql)| Cow::Borrowed(sql.as_str()),
+        )
+}
+
+/// The source lots among `rows`, with what was read of their due diligence.
+fn sized_sources(rows: Vec<SizedSourceRow>) -> StoreResult<Vec<SizedSource>> {
+    let mut found = Vec::with_capacity(rows.len());
+    for r in rows {
+        let Some(lot) = source_lot(r.lot)? else {
+            continue;
+        };
+        let due_diligence = match (r.document, r.updated_date) {
+            (Some(document), Some(updated)) => Some(
+                DueDiligence::from_document(&document, from_db(updated))
+                    .map_err(|e| corrupt("due diligence", e))?,
+            ),
+            _ => None,
+        };
+        found.push(SizedSource {
+            lot,
+            size: r.size.map(|n| u64::try_from(n).unwrap_or(0)),
+            due_diligence,
+        });
+    }
+    Ok(found)
 }

@@ -286,6 +286,15 @@ impl Store for DieselStore {
         }
     }
 
+    // One statement outside a transaction, on the primary: one round trip on PostgreSQL.
+    fn read_report_statement<T>(
+        &self,
+        work: impl FnOnce(&mut DieselTx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        let mut tx = self.connection(&self.pool)?;
+        work(&mut tx)
+    }
+
     fn reads_inline(&self) -> bool {
         self.backend() == Backend::Sqlite
     }

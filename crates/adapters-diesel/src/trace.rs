@@ -324,7 +324,7 @@ fn trace_from_sql(postgres: bool, direction: Direction) -> &'static str {
 
 /// The recursive relation `reached` of the edges of a trace from the lots or orders whose id
 /// meets `starts` (`IN (...)`), for a `WITH RECURSIVE` clause.
-fn reached_sql(postgres: bool, starts: &str, direction: Direction) -> String {
+pub(crate) fn reached_sql(postgres: bool, starts: &str, direction: Direction) -> String {
     let (far, far_type) = match direction {
         Direction::Downstream => ("r.to_id", "r.to_type"),
         Direction::Upstream => ("r.from_id", "r.from_type"),

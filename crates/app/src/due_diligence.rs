@@ -51,30 +51,20 @@ pub enum DueDiligenceOf {
 }
 
 /// The report over every source green lot upstream of `starts` (a green lot that is itself a
-/// source counts). Three queries: the edges, the source lots, their due diligence.
-/// With `bounded`, a report whose stored due diligence passes
+/// source counts), read by [`DueDiligenceRepo::upstream_sources`] (on the Diesel store one
+/// statement). With `bounded`, a report whose stored due diligence passes
 /// [`due_diligence::ANSWER_DOCUMENT_MAX`] is refused before any of it is read.
 pub(crate) fn report_of(
     tx: &mut impl Repos,
     starts: &[Reference],
-    start_green: &[Uuid],
     bounded: bool,
 ) -> Result<DueDiligenceReport, AppError> {
-    let edges = tx.upstream_edges(starts)?;
-    let mut green: Vec<Uuid> = edges
-        .iter()
-        .filter(|e| e.from.kind == LotKind::Green)
-        .map(|e| e.from.id)
-        .chain(start_green.iter().copied())
-        .collect();
-    green.sort_unstable();
-    green.dedup();
     let read_up_to = if bounded {
         due_diligence::ANSWER_DOCUMENT_MAX
     } else {
         u64::MAX
     };
-    let read = tx.sized_source_green_lots(&green, read_up_to)?;
+    let read = tx.upstream_sources(starts, read_up_to)?;
     let sizes: Vec<(Uuid, u64)> = read
         .iter()
         .filter_map(|source| Some((source.lot.id, source.size?)))
@@ -206,6 +196,17 @@ impl<S: Store> Roastery<S> {
         of: DueDiligenceOf,
         bounded: bool,
     ) -> Result<DueDiligenceReport, AppError> {
+        if let DueDiligenceOf::Order(id) = of {
+            // An order that shipped from a source lot exists (its shipments are its own rows):
+            // its report is one statement. Only a report without sources asks, in a
+            // transaction, whether the order does.
+            let report = self
+                .store
+                .read_report_statement(|tx| report_of(tx, &[Reference::Order(id)], bounded))?;
+            if !report.sources.is_empty() {
+                return Ok(report);
+            }
+        }
         self.store.read_report(|tx| match of {
             DueDiligenceOf::Lot(id) => {
                 let candidates = [LotKind::Green, LotKind::Roasted, LotKind::Blended]
@@ -215,17 +216,10 @@ impl<S: Store> Roastery<S> {
                     .into_iter()
                     .next()
                     .ok_or(LotNotFound(id))?;
-                let green: &[Uuid] = if start.lot.kind == LotKind::Green {
-                    &[id]
-                } else {
-                    &[]
-                };
-                report_of(tx, &[Reference::Lot(start.lot)], green, bounded)
+                report_of(tx, &[Reference::Lot(start.lot)], bounded)
             }
             DueDiligenceOf::Order(id) => {
-                let report = report_of(tx, &[Reference::Order(id)], &[], bounded)?;
-                // An order that shipped from a source lot exists (its shipments are its own
-                // rows): only a report without sources asks whether the order does.
+                let report = report_of(tx, &[Reference::Order(id)], bounded)?;
                 if report.sources.is_empty() {
                     tx.order(id)?.ok_or(OrderError::NotFound(id))?;
                 }
@@ -272,12 +266,7 @@ pub(crate) fn check_shippable(
         return Ok(());
     }
     let starts: Vec<Reference> = lots.iter().copied().map(Reference::Lot).collect();
-    let green: Vec<Uuid> = lots
-        .iter()
-        .filter(|l| l.kind == LotKind::Green)
-        .map(|l| l.id)
-        .collect();
-    let report = report_of(tx, &starts, &green, false)?;
+    let report = report_of(tx, &starts, false)?;
     if !report.complete {
         return Err(DueDiligenceError::Incomplete(report.missing).into());
     }

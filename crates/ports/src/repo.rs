@@ -461,6 +461,34 @@ pub trait DueDiligenceRepo {
             })
             .collect())
     }
+    /// The source green lots among `starts` and upstream of them (what a due-diligence report
+    /// covers), sized and read as [`Self::sized_source_green_lots`] reads those lots, seen in one
+    /// snapshot even outside a transaction ([`crate::Store::read_report_statement`]): the
+    /// Diesel store reads them with one statement. This default reads them one query at a time,
+    /// in one snapshot only inside the transaction the caller provides.
+    fn upstream_sources(
+        &mut self,
+        starts: &[Reference],
+        read_up_to: u64,
+    ) -> StoreResult<Vec<SizedSource>>
+    where
+        Self: TraceRepo + Sized,
+    {
+        let edges = self.upstream_edges(starts)?;
+        let mut green: Vec<Uuid> = edges
+            .iter()
+            .map(|e| e.from)
+            .chain(starts.iter().filter_map(|start| match start {
+                Reference::Lot(lot) => Some(*lot),
+                Reference::Order(_) => None,
+            }))
+            .filter(|lot| lot.kind == roastery_domain::stock::LotKind::Green)
+            .map(|lot| lot.id)
+            .collect();
+        green.sort_unstable();
+        green.dedup();
+        self.sized_source_green_lots(&green, read_up_to)
+    }
 }
 
 /// A source green lot as a report reads it ([`DueDiligenceRepo::sized_source_green_lots`]).

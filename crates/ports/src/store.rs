@@ -102,6 +102,17 @@ pub trait Store: Clone + Send + Sync + 'static {
         self.read_replica(work)
     }
 
+    /// Runs `work`, which issues a single statement (atomic on its own), without a
+    /// transaction around it, as [`Store::read_statement`] does, but always on the primary: for
+    /// a report that must show the latest writes (due diligence), in one round trip on
+    /// PostgreSQL instead of three.
+    fn read_report_statement<T>(
+        &self,
+        work: impl FnOnce(&mut Self::Tx) -> Result<T, AppError>,
+    ) -> Result<T, AppError> {
+        self.read_report(work)
+    }
+
     /// Whether [`Store::read_statement`] takes so little time, with no wait for a pooled
     /// connection, that an async worker may run it itself instead of handing it to a thread
     /// that may block (SQLite: a read on a connection of the calling thread).

@@ -4,7 +4,7 @@ use roastery_domain::due_diligence::{
     DueDiligence, DueDiligenceDraft, DueDiligenceInput, SourceLot, StatementInput, SupplierInput,
 };
 use roastery_domain::green_lot::GreenLot;
-use roastery_domain::ledger::EntryKind;
+use roastery_domain::ledger::{EntryKind, Reference};
 use roastery_domain::stock::{LotKind, TypedLotRef};
 use roastery_ports::repo::{DueDiligenceRepo, GreenLotRepo, SizedSource, TraceRepo};
 use roastery_ports::{Store, StoreError};
@@ -222,4 +222,111 @@ pub fn source_lots_are_imported_or_opened<S: Store>(store: S) {
         }
     }
     assert_eq!(sized_many.len(), 2);
+}
+
+/// A report's sources: the source green lots among its starts and upstream of them (a lot never
+/// stored is none), each sized, with its due diligence when that of all of them fits the bound;
+/// read alike inside a transaction and, as one statement, outside one.
+pub fn upstream_sources_are_the_source_lots_behind_the_starts<S: Store>(store: S) {
+    let g = super::ledger::genealogy(&store);
+    let (g1, g2) = (&g.green[0], &g.green[1]);
+    // Where the first lot is (the genealogy stored the locations).
+    let alone = GreenLot {
+        id: Uuid::from_u128(909),
+        origin_id: Uuid::from_u128(909),
+        lot_number: 909,
+        external_id: None,
+        ..g1.clone()
+    };
+    let d = due_diligence("CO", None, 3);
+    write(&store, |tx| {
+        tx.insert_green_lot(&alone)?;
+        tx.put_due_diligence(g1.id, &d)?;
+        tx.put_due_diligence(alone.id, &d)
+    });
+    let length = u64::try_from(d.to_document().map_or(0, |doc| doc.len())).unwrap_or(u64::MAX);
+    let sources = |starts: &[Reference], read_up_to: u64| {
+        let mut inside = read(&store, |tx| tx.upstream_sources(starts, read_up_to));
+        let mut outside = store
+            .read_report_statement(|tx| Ok(tx.upstream_sources(starts, read_up_to)?))
+            .unwrap();
+        inside.sort_by_key(|s| s.lot.id);
+        outside.sort_by_key(|s| s.lot.id);
+        assert_eq!(inside, outside, "{starts:?}");
+        inside
+    };
+    let sized = |lot: &GreenLot, due_diligence: Option<DueDiligence>| SizedSource {
+        lot: source(lot),
+        size: due_diligence.as_ref().map(|_| length),
+        due_diligence,
+    };
+    let both = |due_diligence: Option<DueDiligence>| {
+        let mut both = vec![
+            sized(g1, due_diligence),
+            SizedSource {
+                lot: source(g2),
+                size: None,
+                due_diligence: None,
+            },
+        ];
+        both.sort_by_key(|s| s.lot.id);
+        both
+    };
+    let [o30, o31] = &g.orders;
+    let green = |l: &GreenLot| {
+        Reference::Lot(TypedLotRef {
+            id: l.id,
+            kind: LotKind::Green,
+        })
+    };
+    let roasted = |id: Uuid| {
+        Reference::Lot(TypedLotRef {
+            id,
+            kind: LotKind::Roasted,
+        })
+    };
+    // Orders shipped from the blend and a roast of both green lots (weight moved between them).
+    assert_eq!(
+        sources(&[Reference::Order(o30.id)], u64::MAX),
+        both(Some(d.clone()))
+    );
+    assert_eq!(
+        sources(&[Reference::Order(o31.id)], length),
+        both(Some(d.clone()))
+    );
+    // Past the bound, sized and unread.
+    let unread = SizedSource {
+        due_diligence: None,
+        ..sized(g1, Some(d.clone()))
+    };
+    let mut expected = vec![unread, sized(g2, None)];
+    expected.sort_by_key(|s| s.lot.id);
+    assert_eq!(sources(&[Reference::Order(o31.id)], length - 1), expected);
+    // A green start counts itself; starts together count what each does once.
+    assert_eq!(
+        sources(&[green(&alone)], u64::MAX),
+        vec![sized(&alone, Some(d.clone()))]
+    );
+    let mut all = both(Some(d.clone()));
+    all.push(sized(&alone, Some(d.clone())));
+    all.sort_by_key(|s| s.lot.id);
+    assert_eq!(
+        sources(
+            &[
+                green(g2),
+                green(&alone),
+                Reference::Order(o30.id),
+                roasted(g.roasted[0].id)
+            ],
+            u64::MAX
+        ),
+        all
+    );
+    // The roast of a lot never stored, an unknown order, no starts: no sources.
+    assert_eq!(sources(&[roasted(g.roasted[1].id)], u64::MAX), vec![]);
+    assert_eq!(
+        sources(&[Reference::Order(Uuid::from_u128(404))], u64::MAX),
+        vec![]
+    );
+    assert_eq!(sources(&[], u64::MAX), vec![]);
 }

@@ -61,6 +61,7 @@ macro_rules! store_contract {
             ledger::ledger_entries_touching_a_lot_or_naming_it,
             due_diligence::due_diligence_is_replaced_whole_and_read_back_per_lot,
             due_diligence::source_lots_are_imported_or_opened,
+            due_diligence::upstream_sources_are_the_source_lots_behind_the_starts,
             event::events_are_numbered_in_commit_order_and_listed_oldest_first,
             event::events_waiting_beyond_a_batch_are_all_numbered_in_order,
             event::events_are_kept_until_every_webhook_is_done_with_them,
