@@ -24,7 +24,7 @@ use crate::row::uuid;
 use crate::schema::green_lot_due_diligence;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
-use crate::trace::reached_sql;
+use crate::trace::{OneIdStatement, reached_sql};
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lot_due_diligence)]
@@ -196,10 +196,29 @@ impl DueDiligenceRepo for DieselTx {
         if starts.is_empty() {
             return Ok(Vec::new());
         }
-        let postgres = matches!(self.conn()?, AnyConnection::Postgresql(_));
+        let bound = budget(read_up_to);
+        let postgres = match self.conn()? {
+            AnyConnection::Postgresql(c) => {
+                if let ([start], Some(sql)) = (starts, kept_upstream_sources(Form::OneId, bound)) {
+                    let rows: Vec<SizedSourceRow> = OneIdStatement {
+                        sql,
+                        id: start.id().to_string(),
+                    }
+                    .load(c)
+                    .store()?;
+                    return sized_sources(rows);
+                }
+                true
+            }
+            AnyConnection::Sqlite(_) => false,
+        };
+        let form = if postgres { Form::Ids } else { Form::Json };
+        let sql = kept_upstream_sources(form, bound).map_or_else(
+            || Cow::Owned(upstream_sources_sql(form, bound)),
+            Cow::Borrowed,
+        );
         let ids: Vec<Uuid> = starts.iter().map(|start| start.id()).collect();
-        let rows: Vec<SizedSourceRow> =
-            self.load_for_ids(&upstream_sources_sql(postgres, budget(read_up_to)), &ids)?;
+        let rows: Vec<SizedSourceRow> = self.load_for_ids(&sql, &ids)?;
         sized_sources(rows)
     }
 }
@@ -225,34 +244,60 @@ fn sized_sources_sql(budget: i64, filter: &str) -> String {
     )
 }
 
-/// [`sized_sources_sql`] of the green lots among the starts [`IDS`] and upstream of them. Its
-/// texts for the bounds a report reads with are written once.
-fn upstream_sources_sql(postgres: bool, bound: i64) -> Cow<'static, str> {
-    fn write(postgres: bool, bound: i64) -> String {
-        let reached = reached_sql(postgres, IDS, Direction::Upstream);
-        let green = LotKind::Green.reference_type();
-        format!(
-            "WITH RECURSIVE {reached}, \
-             green (id) AS ( \
-                 SELECT from_id FROM reached WHERE from_type = '{green}' \
-                 UNION SELECT id FROM green_lots WHERE id {IDS} \
-             ) {}",
-            sized_sources_sql(bound, "g.id IN (SELECT id FROM green)")
-        )
-    }
-    static KEPT: LazyLock<Vec<(bool, i64, String)>> = LazyLock::new(|| {
+/// How a statement of [`upstream_sources_sql`] names its starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// SQLite: [`IDS`], a bound JSON array.
+    Json,
+    /// PostgreSQL: [`IDS`], a bound array.
+    Ids,
+    /// PostgreSQL, one start: `$1`, looked up by primary key, so that PostgreSQL keeps a
+    /// generic plan (over an array it plans at every call: a custom plan looks cheaper).
+    OneId,
+}
+
+/// [`sized_sources_sql`] of the green lots among the starts and upstream of them.
+fn upstream_sources_sql(form: Form, bound: i64) -> String {
+    let (postgres, start, starts) = match form {
+        Form::Json => (false, String::new(), IDS),
+        Form::Ids => (true, String::new(), IDS),
+        // The start looked up by primary key in each table that may hold it: one row whatever
+        // the id, for the planner too, so a generic plan costs what one made for the id does.
+        Form::OneId => {
+            let lookups = ["orders", "green_lots", "roasted_lots", "blended_lots"]
+                .map(|table| format!("SELECT id FROM {table} WHERE id = $1"))
+                .join(" UNION ALL ");
+            (
+                true,
+                format!("start (id) AS ({lookups}), "),
+                "IN (SELECT id FROM start)",
+            )
+        }
+    };
+    let reached = reached_sql(postgres, starts, Direction::Upstream);
+    let green = LotKind::Green.reference_type();
+    format!(
+        "WITH RECURSIVE {start}{reached}, \
+         green (id) AS ( \
+             SELECT from_id FROM reached WHERE from_type = '{green}' \
+             UNION SELECT id FROM green_lots WHERE id {starts} \
+         ) {}",
+        sized_sources_sql(bound, "g.id IN (SELECT id FROM green)")
+    )
+}
+
+/// [`upstream_sources_sql`] written once for the bounds a report reads with; `None` for others.
+fn kept_upstream_sources(form: Form, bound: i64) -> Option<&'static str> {
+    static KEPT: LazyLock<Vec<(Form, i64, String)>> = LazyLock::new(|| {
         let bounds = [budget(ANSWER_DOCUMENT_MAX), i64::MAX];
-        [false, true]
+        [Form::Json, Form::Ids, Form::OneId]
             .into_iter()
-            .flat_map(|postgres| bounds.map(|b| (postgres, b, write(postgres, b))))
+            .flat_map(|form| bounds.map(|b| (form, b, upstream_sources_sql(form, b))))
             .collect()
     });
     KEPT.iter()
-        .find(|(p, b, _)| *p == postgres && *b == bound)
-        .map_or_else(
-            || Cow::Owned(write(postgres, bound)),
-            |(_, _, sql)| Cow::Borrowed(sql.as_str()),
-        )
+        .find(|(f, b, _)| *f == form && *b == bound)
+        .map(|(_, _, sql)| sql.as_str())
 }
 
 /// The source lots among `rows`, with what was read of their due diligence.

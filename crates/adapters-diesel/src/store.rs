@@ -521,4 +521,34 @@ mod tests {
         let read = of("LENGTH(document)");
         assert!(read.custom_plans >= 5, "{read:?}");
     }
+
+    /// A report's sources from one start, read as one statement outside a transaction (where
+    /// no generic plan can be asked for), keep a generic plan once PostgreSQL has seen that it is
+    /// as good as a custom one: the start is bound as one value. The same statement over an
+    /// array of starts was planned again at every call (a millisecond each).
+    #[test]
+    fn a_reports_one_statement_is_planned_once_on_postgresql() {
+        use roastery_domain::ledger::Reference;
+
+        let Some(db) = roastery_test_support::database::postgres("report_statement_plans") else {
+            return;
+        };
+        let store = DieselStore::open(&db.url, Some(1)).unwrap();
+        for n in 0..10 {
+            let start = [Reference::Order(Uuid::from_u128(n))];
+            let sources = store
+                .read_report_statement(|tx| Ok(tx.upstream_sources(&start, u64::MAX)?))
+                .unwrap();
+            assert!(sources.is_empty(), "{sources:?}");
+        }
+        let plans = plans_of(&store);
+        let statement = plans
+            .iter()
+            .find(|p| p.statement.contains("WITH RECURSIVE start"))
+            .unwrap_or_else(|| panic!("no report statement: {plans:#?}"));
+        assert!(
+            statement.generic_plans >= 5 && statement.custom_plans <= 5,
+            "planned at every call: {statement:?}"
+        );
+    }
 }

@@ -450,39 +450,40 @@ fn trace_parts_statement(direction: Direction) -> &'static str {
     }
 }
 
-/// [`trace_parts_sql`] with the lot id bound at each `$1`, as a statement Diesel prepares once
-/// per connection and keeps: `sql_query` is never kept, so PostgreSQL would parse and plan the
-/// whole recursive statement on every trace (about 1 ms), while a kept one is planned for good
-/// once its plan no longer depends on the id.
-struct PreparedTrace {
-    sql: &'static str,
-    lot_id: String,
+/// A PostgreSQL statement with one id bound at each `$1` ([`trace_parts_sql`], a report's
+/// sources from one start), which Diesel prepares once per connection and keeps: `sql_query` is
+/// never kept, so PostgreSQL would parse and plan the whole recursive statement on every trace
+/// (about 1 ms), while a kept one is planned for good once its plan no longer depends on the
+/// id. (Over an array of ids it would: the planner sizes a bound array only when it sees it.)
+pub(crate) struct OneIdStatement {
+    pub(crate) sql: &'static str,
+    pub(crate) id: String,
 }
 
-impl QueryId for PreparedTrace {
+impl QueryId for OneIdStatement {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl Query for PreparedTrace {
+impl Query for OneIdStatement {
     type SqlType = Untyped;
 }
 
-impl QueryFragment<Pg> for PreparedTrace {
+impl QueryFragment<Pg> for OneIdStatement {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let mut parts = self.sql.split("$1");
         if let Some(first) = parts.next() {
             out.push_sql(first);
         }
         for part in parts {
-            out.push_bind_param::<Text, _>(&self.lot_id)?;
+            out.push_bind_param::<Text, _>(&self.id)?;
             out.push_sql(part);
         }
         Ok(())
     }
 }
 
-impl RunQueryDsl<PgConnection> for PreparedTrace {}
+impl RunQueryDsl<PgConnection> for OneIdStatement {}
 
 /// The one row of [`trace_parts_sql`].
 #[derive(QueryableByName)]
@@ -835,9 +836,9 @@ impl TraceRepo for DieselTx {
         match self.conn()? {
             // One statement: one round trip, and one snapshot without a transaction.
             AnyConnection::Postgresql(c) => {
-                let row: TracePartsRow = PreparedTrace {
+                let row: TracePartsRow = OneIdStatement {
                     sql: trace_parts_statement(direction),
-                    lot_id: lot_id.to_string(),
+                    id: lot_id.to_string(),
                 }
                 .get_result(c)
                 .store()?;

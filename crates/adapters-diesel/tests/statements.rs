@@ -436,7 +436,9 @@ fn a_write_prepares_its_statements_once_on_postgresql() {
 /// The statements of a due-diligence report (the upstream trace from its starts, the source
 /// lots, their documents' sizes) have one text whatever the starts, on either database: the
 /// report of an order after the report of a lot prepares nothing new, and no id is written into
-/// a statement's text (on SQLite such a statement was parsed at every call).
+/// a statement's text (on SQLite such a statement was parsed at every call). On PostgreSQL a
+/// report's one start is bound as one value, not as an array: a generic plan of it is as good
+/// as one made for the value, so PostgreSQL keeps it.
 #[test]
 fn due_diligence_reads_are_prepared_once_whatever_their_ids() {
     use roastery_app::due_diligence::DueDiligenceOf;
@@ -444,7 +446,7 @@ fn due_diligence_reads_are_prepared_once_whatever_their_ids() {
     let sqlite = support::sqlite();
     let pg = support::postgres("statements_kept_dd");
     let urls = std::iter::once((&sqlite.url, "json_each(?)"))
-        .chain(pg.as_ref().map(|db| (&db.url, "= ANY($1)")));
+        .chain(pg.as_ref().map(|db| (&db.url, "= $1")));
     for (url, one_of_the_ids) in urls {
         let (app, g) = traced(url);
         let report = |of| app.due_diligence_of(of).unwrap();
@@ -476,9 +478,9 @@ fn due_diligence_reads_are_prepared_once_whatever_their_ids() {
 
 /// An order's due diligence report is one statement outside a transaction on either database
 /// (on PostgreSQL one round trip): its upstream trace, its source lots and their due diligence
-/// (and its size, which bounds what the same statement reads), none of it the order's own rows
-/// (its shipments, which the trace reads, prove it exists). An order nothing was shipped from is
-/// read again, in a transaction, to tell an empty report from an unknown order.
+/// (and its size, which bounds what the same statement reads); its shipments, which the trace
+/// reads, prove the order exists. An order nothing was shipped from is read again, in a
+/// transaction, to tell an empty report from an unknown order.
 #[test]
 fn an_orders_due_diligence_report_is_one_statement() {
     use roastery_app::due_diligence::{DueDiligenceOf, SetDueDiligence};
@@ -513,11 +515,7 @@ fn an_orders_due_diligence_report_is_one_statement() {
             "{url}: {report:?}"
         );
         assert_eq!(ran.len(), 1, "{url}: {ran:#?}");
-        assert!(
-            !ran.iter()
-                .any(|sql| sql.contains("FROM \"orders\"") || sql.contains("FROM orders")),
-            "{url}: {ran:#?}"
-        );
+        assert!(ran[0].starts_with("WITH RECURSIVE"), "{url}: {ran:#?}");
         // No sources: asked again in a transaction, with the order's own row.
         let unknown = DueDiligenceOf::Order(Uuid::from_u128(404));
         let mut answer = None;
