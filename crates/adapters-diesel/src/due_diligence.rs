@@ -24,7 +24,7 @@ use crate::row::uuid;
 use crate::schema::green_lot_due_diligence;
 use crate::store::DieselTx;
 use crate::time::{from_db, to_db};
-use crate::trace::{OneIdStatement, reached_sql};
+use crate::trace::{LOT_TABLES, OneIdStatement, reached_sql};
 
 #[derive(Queryable, Insertable)]
 #[diesel(table_name = green_lot_due_diligence)]
@@ -197,28 +197,22 @@ impl DueDiligenceRepo for DieselTx {
             return Ok(Vec::new());
         }
         let bound = budget(read_up_to);
-        let postgres = match self.conn()? {
-            AnyConnection::Postgresql(c) => {
-                if let ([start], Some(sql)) = (starts, kept_upstream_sources(Form::OneId, bound)) {
-                    let rows: Vec<SizedSourceRow> = OneIdStatement {
-                        sql,
-                        id: start.id().to_string(),
-                    }
-                    .load(c)
-                    .store()?;
-                    return sized_sources(rows);
-                }
-                true
-            }
-            AnyConnection::Sqlite(_) => false,
-        };
-        let form = if postgres { Form::Ids } else { Form::Json };
-        let sql = kept_upstream_sources(form, bound).map_or_else(
-            || Cow::Owned(upstream_sources_sql(form, bound)),
-            Cow::Borrowed,
-        );
         let ids: Vec<Uuid> = starts.iter().map(|start| start.id()).collect();
-        let rows: Vec<SizedSourceRow> = self.load_for_ids(&sql, &ids)?;
+        if let (AnyConnection::Postgresql(c), [id]) = (self.conn()?, ids.as_slice()) {
+            let rows: Vec<SizedSourceRow> = OneIdStatement {
+                sql: upstream_sources_text(Form::OneId, bound),
+                id: id.to_string(),
+            }
+            .load(c)
+            .store()?;
+            return sized_sources(rows);
+        }
+        let form = match self.conn()? {
+            AnyConnection::Postgresql(_) => Form::Ids,
+            AnyConnection::Sqlite(_) => Form::Json,
+        };
+        let rows: Vec<SizedSourceRow> =
+            self.load_for_ids(&upstream_sources_text(form, bound), &ids)?;
         sized_sources(rows)
     }
 }
@@ -264,8 +258,10 @@ fn upstream_sources_sql(form: Form, bound: i64) -> String {
         // The start looked up by primary key in each table that may hold it: one row whatever
         // the id, for the planner too, so a generic plan costs what one made for the id does.
         Form::OneId => {
-            let lookups = ["orders", "green_lots", "roasted_lots", "blended_lots"]
+            let lookups = std::iter::once("orders")
+                .chain(LOT_TABLES.map(|(_, table)| table))
                 .map(|table| format!("SELECT id FROM {table} WHERE id = $1"))
+                .collect::<Vec<_>>()
                 .join(" UNION ALL ");
             (
                 true,
@@ -286,8 +282,8 @@ fn upstream_sources_sql(form: Form, bound: i64) -> String {
     )
 }
 
-/// [`upstream_sources_sql`] written once for the bounds a report reads with; `None` for others.
-fn kept_upstream_sources(form: Form, bound: i64) -> Option<&'static str> {
+/// [`upstream_sources_sql`], written once for the bounds a report reads with.
+fn upstream_sources_text(form: Form, bound: i64) -> Cow<'static, str> {
     static KEPT: LazyLock<Vec<(Form, i64, String)>> = LazyLock::new(|| {
         let bounds = [budget(ANSWER_DOCUMENT_MAX), i64::MAX];
         [Form::Json, Form::Ids, Form::OneId]
@@ -297,7 +293,10 @@ fn kept_upstream_sources(form: Form, bound: i64) -> Option<&'static str> {
     });
     KEPT.iter()
         .find(|(f, b, _)| *f == form && *b == bound)
-        .map(|(_, _, sql)| sql.as_str())
+        .map_or_else(
+            || Cow::Owned(upstream_sources_sql(form, bound)),
+            |(_, _, sql)| Cow::Borrowed(sql.as_str()),
+        )
 }
 
 /// The source lots among `rows`, with what was read of their due diligence.

@@ -10,8 +10,9 @@
 //! for the bound ids looks cheaper to it than a generic one (`pg_prepared_statements` counts
 //! custom plans only), except in a report's transaction (`Store::read_report`), which asks for
 //! the generic plan (a report read as one statement outside a transaction binds its one start
-//! as one value instead, `due_diligence.rs`). A semi-join (`IN (SELECT unnest($n))`) was tried and planned slower still;
-//! it is used where a generic plan is kept, for listing items by ids ([`in_ids`]).
+//! as one value instead, `due_diligence.rs`). A semi-join (`IN (SELECT unnest($n))`) was tried
+//! and planned slower still; it is used where a generic plan is kept, for listing items by ids
+//! ([`in_ids`]).
 
 use std::cell::OnceCell;
 

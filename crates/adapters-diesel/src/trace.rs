@@ -16,6 +16,7 @@
 //! parameter.
 
 use chrono::NaiveDateTime;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -361,7 +362,7 @@ pub(crate) fn reached_sql(postgres: bool, starts: &str, direction: Direction) ->
 }
 
 /// The three lot tables: the kind of their lots and the table's name.
-const LOT_TABLES: [(LotKind, &str); 3] = [
+pub(crate) const LOT_TABLES: [(LotKind, &str); 3] = [
     (LotKind::Green, "green_lots"),
     (LotKind::Roasted, "roasted_lots"),
     (LotKind::Blended, "blended_lots"),
@@ -456,7 +457,7 @@ fn trace_parts_statement(direction: Direction) -> &'static str {
 /// (about 1 ms), while a kept one is planned for good once its plan no longer depends on the
 /// id. (Over an array of ids it would: the planner sizes a bound array only when it sees it.)
 pub(crate) struct OneIdStatement {
-    pub(crate) sql: &'static str,
+    pub(crate) sql: Cow<'static, str>,
     pub(crate) id: String,
 }
 
@@ -837,7 +838,7 @@ impl TraceRepo for DieselTx {
             // One statement: one round trip, and one snapshot without a transaction.
             AnyConnection::Postgresql(c) => {
                 let row: TracePartsRow = OneIdStatement {
-                    sql: trace_parts_statement(direction),
+                    sql: Cow::Borrowed(trace_parts_statement(direction)),
                     id: lot_id.to_string(),
                 }
                 .get_result(c)
