@@ -21,12 +21,15 @@ Every measured run is preceded by an uncounted one of BENCH_WARMUP seconds (2; 1
 the same calls, so that a scenario is measured in its steady state (not the distinct-lot writes,
 which would then write their first lots twice).
 
-On PostgreSQL the server connects without TLS (`sslmode=disable`), as docs/deploy.md says a
-deployment reaches a database on the same machine; a second server connecting with TLS is then
-measured in alternating rounds with it, for the listing page and the due-diligence report.
+On PostgreSQL the server connects through the cluster's Unix socket, as docs/deploy.md says a
+deployment reaches a database on the same machine (over TCP without TLS when the cluster is
+elsewhere or has no socket here); second servers connecting over TCP without and with TLS are
+then measured in alternating rounds with it, for the listing page and the due-diligence report.
 
 Environment: BENCH_LOTS, BENCH_DURATION (s), BENCH_WARMUP (s), BENCH_CONNECTIONS, BENCH_PG_URL (server URL, no
 database: a database named roastery_bench_<pid> is created there and dropped afterwards),
+BENCH_PG_SOCKET (the directory of the cluster's Unix socket, default /var/run/postgresql; empty:
+TCP only),
 BENCH_ONLY (comma-separated parts of scenario names: measure only those, e.g. "token,first page"),
 BENCH_PERF (a directory: `perf record -g` of the server during each measured scenario, one file
 each, for `perf report -i`).
@@ -50,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(os.environ.get("BENCH_BIN") or os.path.join(ROOT, "target", "release", "roastery"))
@@ -115,7 +118,28 @@ def with_sslmode(url, mode):
 
 
 def database_name(url):
-    return url.rsplit("/", 1)[1].split("?", 1)[0]
+    return urlsplit(url).path.lstrip("/")
+
+
+TRANSPORT_NAMES = {"socket": "through the Unix socket", "tcp": "over TCP without TLS",
+                   "tls": "over TCP with TLS (sslmode=require)"}
+
+
+def pg_server_urls(base, name):
+    """The URLs the server reaches the throw-away database `name` by, on the PostgreSQL at `base`:
+    {"socket": …} through the cluster's Unix socket, when it runs on this machine and has one
+    (BENCH_PG_SOCKET, default /var/run/postgresql), {"tcp": …} over TCP without TLS, {"tls": …}
+    over TCP with TLS (sslmode=require)."""
+    parts = urlsplit(base)
+    port = parts.port or 5432
+    urls = {"tcp": with_sslmode(f"{base}/{name}", "disable"),
+            "tls": with_sslmode(f"{base}/{name}", "require")}
+    socket_dir = os.environ.get("BENCH_PG_SOCKET", "/var/run/postgresql")
+    if parts.hostname in ("127.0.0.1", "localhost", "::1") and socket_dir \
+            and os.path.exists(os.path.join(socket_dir, f".s.PGSQL.{port}")):
+        user = f"{parts.username}@" if parts.username else ""
+        urls["socket"] = f"postgres://{user}/{name}?host={socket_dir}&port={port}"
+    return urls
 
 
 def pg_backend_cpu(db_url, db_name):
@@ -285,6 +309,7 @@ def run_database(kind, args, work):
     env["ROASTERY_RATE_LIMIT"] = "off"
     pg_admin = None
     seed_env = None
+    transports = None
     if kind == "sqlite":
         db_dir = os.path.join(work, "sqlite")
         os.makedirs(db_dir)
@@ -302,15 +327,18 @@ def run_database(kind, args, work):
         pg_admin = (base, name)
         subprocess.run(["psql", base + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {name}"], check=True)
         subprocess.run(["psql", base + "/postgres", "-qc", f"CREATE DATABASE {name}"], check=True)
-        # A database on the same machine is reached as docs/deploy.md says to: without TLS, which
-        # on loopback protects nothing and costs (measured side by side below, with TLS).
-        env["ROASTERY_DATABASE_URL"] = with_sslmode(f"{base}/{name}", "disable")
+        # A database on the same machine is reached as docs/deploy.md says to: through its Unix
+        # socket (or, without one, over TCP without TLS, which on loopback protects nothing and
+        # costs); the other transports are measured side by side below.
+        urls = pg_server_urls(base, name)
+        env["ROASTERY_DATABASE_URL"] = urls.get("socket", urls["tcp"])
+        transports = urls
         cwd = os.path.join(work, "pg")
         os.makedirs(cwd)
         # Seeding only: commits do not wait for the WAL flush (libpq reads PGOPTIONS).
         seed_env = dict(env, PGOPTIONS="-c synchronous_commit=off")
     try:
-        rows, peak_kib = measure_database(kind, args, env, seed_env or env, cwd, notes)
+        rows, peak_kib = measure_database(kind, args, env, seed_env or env, cwd, notes, transports)
         return rows, notes, peak_kib
     finally:
         if pg_admin:
@@ -318,7 +346,9 @@ def run_database(kind, args, work):
             subprocess.run(["psql", base + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"])
 
 
-def measure_database(kind, args, env, seed_env, cwd, notes):
+def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
+    """transports: on PostgreSQL, the server URLs of pg_server_urls; the one in env is measured
+    throughout, the others beside it in alternating rounds."""
     started = time.time()
     seed = subprocess.run(
         [BIN, "seed", "bench", "--green-lots", str(args.lots), "--roasts", "200", "--orders", "1000",
@@ -346,6 +376,11 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                  + (" (on /dev/shm, then copied to disk)" if copy_from else "")
                  + (" (synchronous_commit off while seeding), then VACUUM ANALYZE and CHECKPOINT" if "PGOPTIONS" in seed_env else ""))
     log(notes[-1])
+    if kind == "postgres":
+        socket_dir = parse_qs(urlsplit(env["ROASTERY_DATABASE_URL"]).query).get("host")
+        notes.append("postgres: the server reaches PostgreSQL "
+                     + (f"through its Unix socket ({socket_dir[0]})" if socket_dir else "over TCP without TLS"))
+        log(notes[-1])
     account = json.loads(subprocess.run([BIN, "accounts", "create", "--name", "bench", "--json"],
                                         env=env, cwd=cwd, capture_output=True, text=True, check=True).stdout)
     port = free_port()
@@ -639,34 +674,40 @@ def measure_database(kind, args, env, seed_env, cwd, notes):
                              "seed prints no chain: not measured")
             log(notes[-1])
 
-        if kind == "postgres" and logs_on and "sslmode=disable" in env["ROASTERY_DATABASE_URL"]:
-            # The cost of TLS to the database on loopback: a second server on the same database
-            # whose connections use TLS, in alternating rounds with the main one.
-            tls_port = free_port()
-            tls_env = dict(env, ROASTERY_LISTEN=f"127.0.0.1:{tls_port}",
-                           ROASTERY_DATABASE_URL=env["ROASTERY_DATABASE_URL"].replace("sslmode=disable",
-                                                                                      "sslmode=require"))
-            tls = subprocess.Popen([BIN, "serve"], env=tls_env, cwd=cwd, stderr=server_log)
+        main_transport = next((t for t, url in (transports or {}).items()
+                               if url == env["ROASTERY_DATABASE_URL"]), None)
+        for other in [t for t in ("tcp", "tls") if main_transport and t != main_transport]:
+            if not logs_on:
+                break
+            # The cost of another way to the database: a second server on the same database whose
+            # connections take it, in alternating rounds with the main one.
+            other_port = free_port()
+            other_env = dict(env, ROASTERY_LISTEN=f"127.0.0.1:{other_port}",
+                             ROASTERY_DATABASE_URL=transports[other])
+            other_server = subprocess.Popen([BIN, "serve"], env=other_env, cwd=cwd, stderr=server_log)
             try:
-                wait_ready(tls_port, tls, "roastery serve (TLS to PostgreSQL)")
+                wait_ready(other_port, other_server, f"roastery serve ({TRANSPORT_NAMES[other]})")
                 compared = [(FIRST_PAGE, scenario_env("", "inventory.green.listGreenLots", first, token))]
                 if chain:
                     dd_body = json.dumps({"params": {"filter": {"orderId": chain["order"]}}})
                     compared.append((DUE_DILIGENCE_SCENARIO, scenario_env("", DUE_DILIGENCE_OPERATION, dd_body, token)))
                 for what, scenario in compared:
-                    wrk(tls_port, args.warmup or 1, args.connections, scenario)
-                    paired = paired_rounds({"plain": (port, server, scenario), "tls": (tls_port, tls, scenario)},
+                    wrk(other_port, args.warmup or 1, args.connections, scenario)
+                    paired = paired_rounds({"main": (port, server, scenario),
+                                            "other": (other_port, other_server, scenario)},
                                            args.duration, args.connections)
-                    notes.append(f"{kind}: {what}, connections to PostgreSQL without TLS (as measured above) and "
-                                 f"with TLS (sslmode=require), in alternating rounds ({paired['seconds']} s each): "
-                                 f"{paired['plain']['rps']:,.0f} against {paired['tls']['rps']:,.0f} req/s, "
-                                 f"{paired['plain']['cpu_us']:.0f} against {paired['tls']['cpu_us']:.0f} us server "
-                                 f"CPU/req: TLS costs {100 * (1 - 1 / paired['share']):.1f}% of the throughput"
+                    notes.append(f"{kind}: {what}, connections to PostgreSQL {TRANSPORT_NAMES[main_transport]} "
+                                 f"(as measured above) and {TRANSPORT_NAMES[other]}, in alternating rounds "
+                                 f"({paired['seconds']} s each): "
+                                 f"{paired['main']['rps']:,.0f} against {paired['other']['rps']:,.0f} req/s, "
+                                 f"{paired['main']['cpu_us']:.0f} against {paired['other']['cpu_us']:.0f} us server "
+                                 f"CPU/req: {TRANSPORT_NAMES[other]} costs {100 * (1 - 1 / paired['share']):.1f}% "
+                                 "of the throughput"
                                  + (f" ({paired['errors']:,} non-2xx or socket errors)" if paired["errors"] else ""))
                     log(notes[-1])
             finally:
-                tls.terminate()
-                tls.wait()
+                other_server.terminate()
+                other_server.wait()
 
         measure("token endpoint (client credentials)",
                 {"PATH_OVERRIDE": "/oauth2/token", "OPERATION": "", "BODY": token_form, "TOKEN": "",
