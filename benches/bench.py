@@ -142,11 +142,13 @@ def pg_server_urls(base, name):
     return urls
 
 
-def pg_backend_cpu(db_url, db_name):
-    """CPU seconds used so far by the PostgreSQL backends serving roastery on `db_name`."""
+def pg_backend_cpu(db_url, db_name, server_pid=None):
+    """CPU seconds used so far by the PostgreSQL backends serving roastery on `db_name` (only
+    those of the server process `server_pid`, whose default application_name ends in its pid)."""
+    name = f"roastery/%/{int(server_pid)}" if server_pid else "roastery/%"
     out = subprocess.run(["psql", db_url, "-qtAc",
                           "SELECT pid FROM pg_stat_activity WHERE datname = '%s' "
-                          "AND application_name LIKE 'roastery/%%'" % db_name],
+                          "AND application_name LIKE '%s'" % (db_name, name)],
                          capture_output=True, text=True).stdout
     total = 0.0
     for pid in out.split():
@@ -243,27 +245,32 @@ def wrk(port, duration, connections, env):
     return numbers
 
 
-def paired_rounds(sides, duration, connections):
+def paired_rounds(sides, duration, connections, pg=None):
     """Two sides of one comparison measured in alternating rounds (a, b, b, a), so that both see
     the same machine: a ratio read from the pair is not the ratio of two runs minutes apart.
     sides: {"a": (port, Popen, wrk env), "b": (...)}, in that order; returns each side's summed
-    rate and server CPU per request, "a"'s throughput as a share of "b"'s, and the non-2xx
+    rate and server CPU per request (and with pg, (database URL, name), the CPU per request of
+    each server's own PostgreSQL backends), "a"'s throughput as a share of "b"'s, and the non-2xx
     answers and socket errors of all rounds (a judged target with any is missed)."""
     seconds = max(2, duration // 2)
     first, second = list(sides)
-    totals = {side: {"requests": 0, "us": 0, "cpu": 0.0} for side in sides}
+    totals = {side: {"requests": 0, "us": 0, "cpu": 0.0, "pg_cpu": 0.0} for side in sides}
     failed = 0
     for side in (first, second, second, first):
         port, proc, env = sides[side]
         cpu_before = cpu_seconds(proc.pid)
+        pg_before = pg_backend_cpu(*pg, proc.pid) if pg else 0.0
         result = wrk(port, seconds, connections, env)
         totals[side]["cpu"] += cpu_seconds(proc.pid) - cpu_before
+        if pg:
+            totals[side]["pg_cpu"] += pg_backend_cpu(*pg, proc.pid) - pg_before
         totals[side]["requests"] += result["requests"]
         totals[side]["us"] += result["duration_us"]
         failed += result["non2xx"] + result["socket_errors"]
     out = {"seconds": seconds, "errors": failed}
     for side, t in totals.items():
-        out[side] = {"rps": t["requests"] / (t["us"] / 1e6), "cpu_us": 1e6 * t["cpu"] / max(1, t["requests"])}
+        out[side] = {"rps": t["requests"] / (t["us"] / 1e6), "cpu_us": 1e6 * t["cpu"] / max(1, t["requests"]),
+                     "pg_cpu_us": 1e6 * t["pg_cpu"] / max(1, t["requests"])}
     out["share"] = out[first]["rps"] / out[second]["rps"]
     return out
 
@@ -695,13 +702,15 @@ def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
                     wrk(other_port, args.warmup or 1, args.connections, scenario)
                     paired = paired_rounds({"main": (port, server, scenario),
                                             "other": (other_port, other_server, scenario)},
-                                           args.duration, args.connections)
+                                           args.duration, args.connections,
+                                           pg=(env["ROASTERY_DATABASE_URL"], database_name(env["ROASTERY_DATABASE_URL"])))
                     notes.append(f"{kind}: {what}, connections to PostgreSQL {TRANSPORT_NAMES[main_transport]} "
                                  f"(as measured above) and {TRANSPORT_NAMES[other]}, in alternating rounds "
                                  f"({paired['seconds']} s each): "
                                  f"{paired['main']['rps']:,.0f} against {paired['other']['rps']:,.0f} req/s, "
                                  f"{paired['main']['cpu_us']:.0f} against {paired['other']['cpu_us']:.0f} us server "
-                                 f"CPU/req: {TRANSPORT_NAMES[other]} costs {100 * (1 - 1 / paired['share']):.1f}% "
+                                 f"CPU/req, {paired['main']['pg_cpu_us']:.0f} against {paired['other']['pg_cpu_us']:.0f} "
+                                 f"us PostgreSQL CPU/req: {TRANSPORT_NAMES[other]} costs {100 * (1 - 1 / paired['share']):.1f}% "
                                  "of the throughput"
                                  + (f" ({paired['errors']:,} non-2xx or socket errors)" if paired["errors"] else ""))
                     log(notes[-1])
