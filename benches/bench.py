@@ -398,6 +398,15 @@ def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
         notes.append("postgres: the server reaches PostgreSQL "
                      + (f"through its Unix socket ({socket_dir[0]})" if socket_dir else "over TCP without TLS"))
         log(notes[-1])
+        # The cluster is the machine's, not the bench's: say what of its settings changes what a
+        # scenario costs (with autovacuum off, the write scenarios' dead row versions stay).
+        settings = subprocess.run(["psql", env["ROASTERY_DATABASE_URL"], "-qtAc",
+                                   "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings "
+                                   "WHERE name IN ('autovacuum', 'synchronous_commit', 'fsync', 'shared_buffers')"],
+                                  capture_output=True, text=True).stdout.strip()
+        if settings:
+            notes.append(f"postgres: the cluster's settings: {settings} (shared_buffers in 8 kB pages)")
+            log(notes[-1])
     account = json.loads(subprocess.run([BIN, "accounts", "create", "--name", "bench", "--json"],
                                         env=env, cwd=cwd, capture_output=True, text=True, check=True).stdout)
     port = free_port()
