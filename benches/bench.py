@@ -53,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(os.environ.get("BENCH_BIN") or os.path.join(ROOT, "target", "release", "roastery"))
@@ -68,7 +68,8 @@ EPCIS_OPERATION = "inventory.trace.exportEpcis"
 FIRST_PAGE = "listGreenLots, first page of 50"
 FIRST_PAGE_LOGS_OFF = FIRST_PAGE + ", request logs off (RUST_LOG=warn)"
 # What the server is run with: the defaults, except rate limits (off, to measure the service).
-DEFAULTS_OVERRIDDEN = ("RUST_LOG", "ROASTERY_LOG_FORMAT", "ROASTERY_METRICS")
+# ROASTERY_APPLICATION_NAME too: the bench finds each server's PostgreSQL backends by the default.
+DEFAULTS_OVERRIDDEN = ("RUST_LOG", "ROASTERY_LOG_FORMAT", "ROASTERY_METRICS", "ROASTERY_APPLICATION_NAME")
 DEEP_PAGE = "listGreenLots, page "
 BY_IDS = "getRoastedLotsByIds, 100 ids"
 TRANSFERS_SCENARIO = "transferGreenLotToLocation, distinct lots"
@@ -347,9 +348,8 @@ def run_database(kind, args, work):
         # A database on the same machine is reached as docs/deploy.md says to: through its Unix
         # socket (or, without one, over TCP without TLS, which on loopback protects nothing and
         # costs); the other transports are measured side by side below.
-        urls = pg_server_urls(base, name)
-        env["ROASTERY_DATABASE_URL"] = urls.get("socket", urls["tcp"])
-        transports = urls
+        transports = pg_server_urls(base, name)
+        env["ROASTERY_DATABASE_URL"] = transports.get("socket", transports["tcp"])
         cwd = os.path.join(work, "pg")
         os.makedirs(cwd)
         # Seeding only: commits do not wait for the WAL flush (libpq reads PGOPTIONS).
@@ -393,11 +393,12 @@ def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
                  + (" (on /dev/shm, then copied to disk)" if copy_from else "")
                  + (" (synchronous_commit off while seeding), then VACUUM ANALYZE and CHECKPOINT" if "PGOPTIONS" in seed_env else ""))
     log(notes[-1])
-    if kind == "postgres":
-        socket_dir = parse_qs(urlsplit(env["ROASTERY_DATABASE_URL"]).query).get("host")
-        notes.append("postgres: the server reaches PostgreSQL "
-                     + (f"through its Unix socket ({socket_dir[0]})" if socket_dir else "over TCP without TLS"))
+    main_transport = next((t for t, url in (transports or {}).items()
+                           if url == env["ROASTERY_DATABASE_URL"]), None)
+    if main_transport:
+        notes.append(f"postgres: the server reaches PostgreSQL {TRANSPORT_NAMES[main_transport]}")
         log(notes[-1])
+    if kind == "postgres":
         # The cluster is the machine's, not the bench's: say what of its settings changes what a
         # scenario costs (with autovacuum off, the write scenarios' dead row versions stay).
         settings = subprocess.run(["psql", env["ROASTERY_DATABASE_URL"], "-qtAc",
@@ -721,11 +722,7 @@ def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
                              "seed prints no chain: not measured")
             log(notes[-1])
 
-        main_transport = next((t for t, url in (transports or {}).items()
-                               if url == env["ROASTERY_DATABASE_URL"]), None)
-        for other in [t for t in ("tcp", "tls") if main_transport and t != main_transport]:
-            if not logs_on:
-                break
+        for other in [t for t in ("tcp", "tls") if logs_on and main_transport and t != main_transport]:
             # The cost of another way to the database: a second server on the same database whose
             # connections take it, in alternating rounds with the main one.
             other_port = free_port()
