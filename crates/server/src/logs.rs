@@ -11,14 +11,13 @@
 //!   in a buffer taken from a pool of the thread and given back when the span closes, so a request
 //!   allocates nothing for its log line but the copy handed to the writer (and the registry's box
 //!   holding the span's text).
-//! - `roastery serve` writes through a thread of its own ([`tracing_appender::non_blocking`]): a
-//!   request hands its line over and goes on; the thread writes to standard error through a
-//!   buffer flushed whenever no line is waiting. The writer is lossy, on purpose: when standard
-//!   error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`] lines wait
-//!   in memory and beyond that lines are dropped rather than requests delayed, and the next line
-//!   written says how many were dropped. The returned [`LogGuard`] lives as long as the process:
-//!   dropping it (at the end of `main`) writes out every line still waiting. Other commands run
-//!   once and may end with `exit`, so they write to standard error directly.
+//! - `roastery serve` writes through a thread of its own ([`crate::log_writer`]): a request hands
+//!   its line over and goes on; the thread writes the lines to standard error in batches. When
+//!   standard error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`]
+//!   lines wait in memory and beyond that lines are dropped rather than requests delayed, and the
+//!   next line written says how many were dropped. The returned [`LogGuard`] lives as long as the
+//!   process: dropping it (at the end of `main`) writes out every line still waiting. Other
+//!   commands run once and may end with `exit`, so they write to standard error directly.
 //!
 //! `pretty` lines are formatted by `tracing-subscriber`'s own format, which appends a recorded
 //! field to the span's text and does not re-format it per event; they go through the same writer.
@@ -31,7 +30,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Subscriber};
-use tracing_appender::non_blocking::{ErrorCounter, NonBlocking, NonBlockingBuilder, WorkerGuard};
 use tracing_log::NormalizeEvent;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Registry;
@@ -44,6 +42,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::LogFormat;
+use crate::log_writer::{Dropped, ThreadWriter, WriterGuard};
 
 /// The filter when `RUST_LOG` is unset. rustls warns for every client that sends an IP address as
 /// SNI; that is the client's quirk.
@@ -52,9 +51,6 @@ pub const DEFAULT_FILTER: &str = "info,rustls=error";
 /// Lines that may wait for standard error before lines are dropped: about 6 MiB of request lines,
 /// over a second of a busy server's lines.
 pub const BUFFERED_LINES: usize = 16_384;
-
-/// Buffer of the writing thread: lines waiting together go out in one write.
-const WRITE_BUFFER: usize = 64 * 1024;
 
 /// Span texts kept for reuse per thread.
 const POOLED_SPANS: usize = 64;
@@ -65,63 +61,58 @@ const SPAN_CAPACITY: usize = 384;
 /// Keeps the writing thread of the logs; dropping it writes out the lines still waiting.
 #[must_use = "dropping the guard stops the writing of log lines"]
 pub struct LogGuard {
-    _worker: Option<WorkerGuard>,
+    _worker: Option<WriterGuard>,
 }
 
 /// Where log lines go: standard error directly, or a writing thread.
 #[derive(Clone)]
 pub enum LineWriter {
     Stderr,
-    Thread(NonBlocking),
+    Thread(ThreadWriter),
 }
 
 impl LineWriter {
     /// A writing thread over `out`, lossy beyond [`BUFFERED_LINES`] waiting lines; its guard
     /// writes out the waiting lines when dropped.
-    pub fn thread(out: impl io::Write + Send + 'static) -> (Self, WorkerGuard) {
-        let (writer, guard) = NonBlockingBuilder::default()
-            .lossy(true)
-            .buffered_lines_limit(BUFFERED_LINES)
-            .thread_name("roastery-logs")
-            .finish(io::BufWriter::with_capacity(WRITE_BUFFER, out));
-        (Self::Thread(writer), guard)
+    pub fn thread(out: impl io::Write + Send + 'static) -> io::Result<(Self, WriterGuard)> {
+        let (writer, guard) = ThreadWriter::spawn(out, BUFFERED_LINES)?;
+        Ok((Self::Thread(writer), guard))
     }
 
-    fn dropped(&self) -> Option<ErrorCounter> {
+    fn dropped(&self) -> Option<Dropped> {
         match self {
             Self::Stderr => None,
-            Self::Thread(writer) => Some(writer.error_counter()),
+            Self::Thread(writer) => Some(writer.dropped()),
         }
     }
 
     fn write_line(&self, line: &[u8]) {
-        // A log line that cannot be written has nowhere else to go.
-        let _ = match self {
-            Self::Stderr => io::stderr().lock().write_all(line),
-            Self::Thread(writer) => writer.clone().write_all(line),
-        };
+        match self {
+            // A log line that cannot be written has nowhere else to go.
+            Self::Stderr => {
+                let _ = io::stderr().lock().write_all(line);
+            }
+            Self::Thread(writer) => writer.write_line(line),
+        }
     }
 }
 
+/// For `tracing-subscriber`'s own format, which writes each line with one `write_all`.
 impl io::Write for LineWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Self::Stderr => io::stderr().write(buf),
-            Self::Thread(writer) => writer.write(buf),
-        }
+        self.write_line(buf);
+        Ok(buf.len())
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Self::Stderr => io::stderr().write_all(buf),
-            Self::Thread(writer) => writer.write_all(buf),
-        }
+        self.write_line(buf);
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Self::Stderr => io::stderr().flush(),
-            Self::Thread(writer) => writer.flush(),
+            Self::Thread(_) => Ok(()),
         }
     }
 }
@@ -140,7 +131,7 @@ pub fn init(format: Option<LogFormat>, threaded: bool) -> anyhow::Result<LogGuar
     use std::io::IsTerminal;
     let terminal = io::stderr().is_terminal();
     let (writer, worker) = if threaded {
-        let (writer, guard) = LineWriter::thread(io::stderr());
+        let (writer, guard) = LineWriter::thread(io::stderr())?;
         (writer, Some(guard))
     } else {
         (LineWriter::Stderr, None)
@@ -189,7 +180,7 @@ pub fn filter(rust_log: Option<&str>) -> Box<dyn Layer<Registry> + Send + Sync> 
 /// `{"timestamp":…,"level":…,"fields":{"message":…,…},"target":…,"span":{…,"name":…}}`.
 pub struct JsonLayer {
     writer: LineWriter,
-    dropped: Option<ErrorCounter>,
+    dropped: Option<Dropped>,
     /// Dropped lines already reported.
     reported: AtomicUsize,
     /// Reports that were dropped themselves: not lines of the program.
@@ -212,7 +203,7 @@ impl JsonLayer {
         let Some(counter) = &self.dropped else {
             return;
         };
-        let before = counter.dropped_lines();
+        let before = counter.lines();
         let dropped = before.saturating_sub(self.own.load(Ordering::Relaxed));
         let reported = self.reported.load(Ordering::Relaxed);
         if dropped <= reported {
@@ -227,7 +218,7 @@ impl JsonLayer {
             module_path!()
         );
         self.writer.write_line(line.as_bytes());
-        if counter.dropped_lines() == before {
+        if counter.lines() == before {
             let _ = self.reported.compare_exchange(
                 reported,
                 dropped,
@@ -561,7 +552,7 @@ mod tests {
     /// the lines once the thread wrote them all out.
     fn json_logs(work: impl FnOnce()) -> Vec<Value> {
         let out = Captured::default();
-        let (writer, guard) = LineWriter::thread(out.clone());
+        let (writer, guard) = LineWriter::thread(out.clone()).unwrap();
         let subscriber = tracing_subscriber::registry()
             .with(filter(None))
             .with(JsonLayer::new(writer));
@@ -677,25 +668,8 @@ mod tests {
 
     #[test]
     fn dropped_lines_are_reported_once_there_is_room() {
-        // A writer that blocks until released: the thread holds one line, the channel the rest.
-        let gate = Arc::new(Mutex::new(()));
-        struct Gated(Arc<Mutex<()>>, Captured);
-        impl io::Write for Gated {
-            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-                let _open = self.0.lock().unwrap();
-                self.1.write(buf)
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                let _open = self.0.lock().unwrap();
-                Ok(())
-            }
-        }
-        let out = Captured::default();
-        let closed = gate.lock().unwrap();
-        let (writer, guard) = NonBlockingBuilder::default()
-            .lossy(true)
-            .buffered_lines_limit(4)
-            .finish(Gated(gate.clone(), out.clone()));
+        // The output stalls: the thread waits with one line, the queue holds four more.
+        let (writer, guard, closed, out) = crate::log_writer::tests::stalled(4);
         let layer = JsonLayer::new(LineWriter::Thread(writer));
         let subscriber = tracing_subscriber::registry().with(layer);
         tracing::subscriber::with_default(subscriber, || {
@@ -703,25 +677,28 @@ mod tests {
                 tracing::info!(n, "line");
             }
             drop(closed);
-            // Let the thread drain the channel.
+            // Let the thread drain the queue.
             std::thread::sleep(std::time::Duration::from_millis(200));
             tracing::info!("after");
         });
         drop(guard);
-        let lines = out.lines();
+        let text = out.text();
+        let lines: Vec<Value> = text
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
         let report = lines
             .iter()
             .find(|l| l["fields"]["dropped"].is_u64())
             .unwrap_or_else(|| panic!("no report in {lines:?}"));
         assert_eq!(report["level"], "WARN");
+        assert_eq!(report["fields"]["dropped"], 16);
         let counted = lines
             .iter()
             .filter(|l| l["fields"]["message"] == "line")
             .count();
-        assert_eq!(
-            counted + usize::try_from(report["fields"]["dropped"].as_u64().unwrap()).unwrap(),
-            20
-        );
+        assert_eq!(counted, 4);
         assert_eq!(lines.last().unwrap()["fields"]["message"], "after");
     }
 }
