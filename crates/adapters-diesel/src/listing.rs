@@ -3,10 +3,12 @@
 //! rendering of items that are missing or of another version when the store opens.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::backend::Backend;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment};
-use diesel::sql_types::Text;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{Nullable, Text, Timestamp};
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::PageRequest;
 use roastery_domain::stock::LotKind;
@@ -18,7 +20,7 @@ use uuid::Uuid;
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
 use crate::id_set::in_ids;
-use crate::row::uuid;
+use crate::row::{LiteralLimit, StoredUuid, keyset, uuid};
 use crate::schema::{blended_lots, green_lots, roasted_lots};
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -28,50 +30,111 @@ use crate::time::{StoredInstant, from_db, to_db};
 struct ItemRow {
     #[diesel(deserialize_as = StoredInstant)]
     at: NaiveDateTime,
-    id: String,
+    #[diesel(deserialize_as = StoredUuid)]
+    id: Uuid,
     item: Option<String>,
 }
 
 /// Every row's item, or `None` when one is missing.
-fn items(rows: Vec<ItemRow>) -> StoreResult<Option<Vec<ListingItem>>> {
-    let mut items = Vec::with_capacity(rows.len());
-    for row in rows {
-        let Some(json) = row.item else {
-            return Ok(None);
-        };
-        items.push(ListingItem {
-            id: uuid("listing item", &row.id)?,
-            at: from_db(row.at),
-            json,
-        });
-    }
-    Ok(Some(items))
+fn items(rows: Vec<ItemRow>) -> Option<Vec<ListingItem>> {
+    rows.into_iter()
+        .map(|row| {
+            Some(ListingItem {
+                id: row.id,
+                at: from_db(row.at),
+                json: row.item?,
+            })
+        })
+        .collect()
 }
 
 /// A newest-first page of `(sort instant, id, item)` rows of a lot table, filtered on
-/// `$from_column >= from`.
-macro_rules! item_page {
-    ($tx:expr, $table:ident, $at:ident, $from_column:ident, $from:expr, $page:expr) => {{
-        let mut query = $table::table
-            .select(($table::$at, $table::id, $table::listing_item))
-            .into_boxed();
-        if let Some(from) = $from {
-            query = query.filter($table::$from_column.ge(to_db(from)));
+/// `from_column >= from`, one row more than the page holds. Its text is written directly rather
+/// than built from Diesel's query builder, which formats every identifier again at each call
+/// (the statement is kept per connection either way; a listing page is the hottest read).
+struct ItemPage {
+    table: &'static str,
+    at: &'static str,
+    from_column: &'static str,
+    from: Option<NaiveDateTime>,
+    /// The keyset position the page starts after: `at <= :at AND (at < :at OR id < :id)`, a
+    /// range the (at, id) index serves.
+    after: Option<(NaiveDateTime, String)>,
+    limit: LiteralLimit,
+}
+
+impl ItemPage {
+    fn new(
+        table: &'static str,
+        at: &'static str,
+        from_column: &'static str,
+        from: Option<DateTime<Utc>>,
+        page: &PageRequest,
+    ) -> StoreResult<Self> {
+        Ok(Self {
+            table,
+            at,
+            from_column,
+            from: from.map(to_db),
+            after: keyset(page)?.map(|(at, id)| (to_db(at), id.to_string())),
+            limit: LiteralLimit::overfetch(page),
+        })
+    }
+
+    /// The page's items, or `None` when one is missing.
+    fn read(self, conn: &mut AnyConnection) -> StoreResult<Option<Vec<ListingItem>>> {
+        let rows: Vec<ItemRow> = on_backend!(conn, |c| RunQueryDsl::load(self, c)).store()?;
+        Ok(items(rows))
+    }
+}
+
+impl QueryId for ItemPage {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for ItemPage {
+    type SqlType = (Timestamp, Text, Nullable<Text>);
+}
+
+impl<C> RunQueryDsl<C> for ItemPage {}
+
+impl<DB: Backend> QueryFragment<DB> for ItemPage
+where
+    NaiveDateTime: ToSql<Timestamp, DB>,
+    String: ToSql<Text, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("SELECT ");
+        out.push_sql(self.at);
+        out.push_sql(", id, listing_item FROM ");
+        out.push_sql(self.table);
+        let mut and = " WHERE ";
+        if let Some(from) = &self.from {
+            out.push_sql(and);
+            out.push_sql(self.from_column);
+            out.push_sql(" >= ");
+            out.push_bind_param::<Timestamp, _>(from)?;
+            and = " AND ";
         }
-        if let Some((at, id)) = $crate::row::keyset($page)? {
-            let at = to_db(at);
-            query = query.filter(
-                $table::$at
-                    .le(at)
-                    .and($table::$at.lt(at).or($table::id.lt(id.to_string()))),
-            );
+        if let Some((at, id)) = &self.after {
+            out.push_sql(and);
+            out.push_sql(self.at);
+            out.push_sql(" <= ");
+            out.push_bind_param::<Timestamp, _>(at)?;
+            out.push_sql(" AND (");
+            out.push_sql(self.at);
+            out.push_sql(" < ");
+            out.push_bind_param::<Timestamp, _>(at)?;
+            out.push_sql(" OR id < ");
+            out.push_bind_param::<Text, _>(id)?;
+            out.push_sql(")");
         }
-        let query = query.order(($table::$at.desc(), $table::id.desc()));
-        let rows: Vec<ItemRow> = $crate::row::LiteralLimit::of(query, $page)
-            .load($tx.conn()?)
-            .store()?;
-        items(rows)
-    }};
+        out.push_sql(" ORDER BY ");
+        out.push_sql(self.at);
+        out.push_sql(" DESC, id DESC");
+        self.limit.walk_ast(out)
+    }
 }
 
 /// The table of a kind of lot.
@@ -111,14 +174,14 @@ impl ListingRepo for DieselTx {
         modified_from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Option<Vec<ListingItem>>> {
-        item_page!(
-            self,
-            green_lots,
-            registration_date,
-            last_modified_date,
+        ItemPage::new(
+            "green_lots",
+            "registration_date",
+            "last_modified_date",
             modified_from,
-            page
-        )
+            page,
+        )?
+        .read(self.conn()?)
     }
 
     fn roasted_lot_items(
@@ -126,7 +189,8 @@ impl ListingRepo for DieselTx {
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Option<Vec<ListingItem>>> {
-        item_page!(self, roasted_lots, roasted_date, roasted_date, from, page)
+        ItemPage::new("roasted_lots", "roasted_date", "roasted_date", from, page)?
+            .read(self.conn()?)
     }
 
     fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>> {
@@ -140,7 +204,7 @@ impl ListingRepo for DieselTx {
         // statement, which with the ids written out it parsed at every call).
         let query = query.filter(in_ids(roasted_lots::id, ids));
         let rows: Vec<ItemRow> = on_backend!(self.conn()?, |c| query.load(c)).store()?;
-        items(rows)
+        Ok(items(rows))
     }
 
     fn blended_lot_items(
@@ -148,7 +212,8 @@ impl ListingRepo for DieselTx {
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Option<Vec<ListingItem>>> {
-        item_page!(self, blended_lots, blended_date, blended_date, from, page)
+        ItemPage::new("blended_lots", "blended_date", "blended_date", from, page)?
+            .read(self.conn()?)
     }
 
     fn take_written_lots(&mut self) -> WrittenLots {

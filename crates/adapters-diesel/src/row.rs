@@ -1,6 +1,9 @@
 //! What every repository's rows share: stored ids and the bounds of a listing page.
 
 use chrono::{DateTime, Utc};
+use diesel::pg::{Pg, PgValue};
+use diesel::sql_types::Text;
+use diesel::sqlite::{Sqlite, SqliteValue};
 use roastery_domain::page::PageRequest;
 use roastery_domain::weight::{Weight, WeightUnit};
 use roastery_ports::StoreError;
@@ -31,48 +34,50 @@ pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult
     Weight::from_micros(micros, unit).map_err(|e| corrupt(what, e))
 }
 
-/// A query whose `LIMIT` is written into its SQL rather than bound. With the limit bound,
+/// A `LIMIT` written into a statement's text rather than bound. With the limit bound,
 /// PostgreSQL's generic plan of a listing page guesses a tenth of the table and loses to a
 /// custom plan, so the kept statement is planned again at every execution; with it written,
 /// the generic plan (an index range scan) is kept. Each page size is one kept statement.
-#[derive(Debug, Clone)]
-pub(crate) struct LiteralLimit<Q> {
-    query: Q,
-    limit: u32,
-}
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LiteralLimit(u32);
 
-impl<Q> LiteralLimit<Q> {
-    pub(crate) fn of(query: Q, page: &PageRequest) -> Self {
-        Self {
-            query,
-            limit: page.limit.get().saturating_add(1),
-        }
+impl LiteralLimit {
+    /// One row more than the page holds (see [`overfetch`]).
+    pub(crate) fn overfetch(page: &PageRequest) -> Self {
+        Self(page.limit.get().saturating_add(1))
     }
 }
 
-impl<Q: diesel::query_builder::Query> diesel::query_builder::Query for LiteralLimit<Q> {
-    type SqlType = Q::SqlType;
-}
-
-impl<Q, DB> diesel::query_builder::QueryFragment<DB> for LiteralLimit<Q>
-where
-    DB: diesel::backend::Backend,
-    Q: diesel::query_builder::QueryFragment<DB>,
-{
+impl<DB: diesel::backend::Backend> diesel::query_builder::QueryFragment<DB> for LiteralLimit {
     fn walk_ast<'b>(
         &'b self,
         mut out: diesel::query_builder::AstPass<'_, 'b, DB>,
     ) -> diesel::QueryResult<()> {
-        self.query.walk_ast(out.reborrow())?;
         out.push_sql(" LIMIT ");
-        out.push_sql(&self.limit.to_string());
+        out.push_sql(&self.0.to_string());
         Ok(())
     }
 }
 
-impl<Q> diesel::query_builder::QueryId for LiteralLimit<Q> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
+/// A text id column read into a [`Uuid`] without an owned copy of its text (as rows of the
+/// listing pages read it, 51 a page).
+#[derive(Debug, Clone, Copy, diesel::deserialize::FromSqlRow)]
+pub(crate) struct StoredUuid(Uuid);
+
+impl From<StoredUuid> for Uuid {
+    fn from(id: StoredUuid) -> Self {
+        id.0
+    }
 }
 
-impl<Q, C> diesel::RunQueryDsl<C> for LiteralLimit<Q> {}
+impl diesel::deserialize::FromSql<Text, Sqlite> for StoredUuid {
+    fn from_sql(mut value: SqliteValue<'_, '_, '_>) -> diesel::deserialize::Result<Self> {
+        Ok(Self(Uuid::try_parse(value.read_text())?))
+    }
+}
+
+impl diesel::deserialize::FromSql<Text, Pg> for StoredUuid {
+    fn from_sql(value: PgValue<'_>) -> diesel::deserialize::Result<Self> {
+        Ok(Self(Uuid::try_parse_ascii(value.as_bytes())?))
+    }
+}
