@@ -84,14 +84,31 @@ pub fn decoy_hash() -> &'static str {
     DECOY.get_or_init(|| hash_secret("decoy secret for unknown clients").unwrap_or_default())
 }
 
+/// The token's SHA-256 in lowercase hex: what a stored token is looked up by, on every call (so
+/// written digit by digit, not formatted).
 pub fn hash_token(token: &str) -> String {
     let digest = Sha256::digest(token.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut hex = String::with_capacity(2 * digest.len());
+    for byte in digest {
+        hex.extend(char::from_digit(u32::from(byte >> 4), 16));
+        hex.extend(char::from_digit(u32::from(byte & 0x0f), 16));
+    }
+    hex
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_hash_is_its_sha256_in_lowercase_hex() {
+        // SHA-256("abc"), FIPS 180-2 appendix B.1.
+        assert_eq!(
+            hash_token("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(hash_token("").len(), 64);
+    }
 
     #[test]
     fn secrets_verify_only_against_their_own_hash() {
