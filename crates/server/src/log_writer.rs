@@ -1,24 +1,24 @@
 //! The thread that writes log lines, so that a request hands its line over and goes on.
 //!
-//! Lines are written in batches: once the thread has written what was waiting, it sleeps
-//! [`BATCH_INTERVAL`] before it looks again, and only when it finds nothing does it wait for the
-//! next line. A busy server's requests therefore find the thread asleep on a timer, not waiting on
-//! the queue: handing a line over wakes nobody (no system call), and the lines of an interval go
-//! out in one write. (`tracing-appender`'s writer waits on its queue as soon as it is empty, so on a
-//! busy server every line woke it and was written on its own: about 1.6 µs of CPU a line.) A line
-//! reaches standard error at most [`BATCH_INTERVAL`] after it was handed over, the first line after
-//! a quiet spell at once.
+//! A request appends its line to a buffer shared with the thread, under a lock held for that copy
+//! only: no allocation per line, no queue. The thread takes the whole buffer at once (swapping in
+//! its spare one), writes it out in one write, and sleeps [`BATCH_INTERVAL`] before it looks again;
+//! only when it finds the buffer empty does it wait to be woken by the next line. A busy server's
+//! requests therefore find the thread asleep on a timer: handing a line over wakes nobody (no
+//! system call), and the lines of an interval go out together. (`tracing-appender`'s writer
+//! queues each line as an allocation of its own and waits on its queue as soon as it is empty, so
+//! on a busy server every line woke it and was written on its own.) A line reaches standard error
+//! at most [`BATCH_INTERVAL`] after it was handed over, the first line after a quiet spell at once.
 //!
 //! The writer is lossy, on purpose: when standard error does not keep up (a stalled collector or
-//! terminal), up to the queue's limit of lines wait in memory and beyond that lines are dropped
-//! rather than requests delayed; [`Dropped`] counts them. Dropping the [`WriterGuard`] writes out
-//! every line handed over before it, then ends the thread (waiting at most [`SHUTDOWN_WAIT`] for a
+//! terminal), up to the limit of lines wait in memory and beyond that lines are dropped rather
+//! than requests delayed; [`Dropped`] counts them. Dropping the [`WriterGuard`] writes out every
+//! line handed over before it, then ends the thread (waiting at most [`SHUTDOWN_WAIT`] for a
 //! stalled standard error, so that a stopping server is not held by its collector).
 
 use std::io::{self, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -28,36 +28,58 @@ pub const BATCH_INTERVAL: Duration = Duration::from_millis(5);
 /// How long dropping the guard waits for the waiting lines to be written.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
-/// Bytes of the thread's buffer: a batch bigger than this goes out in several writes.
-const WRITE_BUFFER: usize = 64 * 1024;
+/// Capacity the buffers start with: a busy interval's lines fit without growing them.
+const BUFFER: usize = 64 * 1024;
 
-enum Message {
-    Line(Vec<u8>),
-    /// Write out what came before and end.
-    Stop,
+/// What requests and the thread share.
+struct Shared {
+    waiting: Mutex<Waiting>,
+    /// Wakes the thread when it waits for a line.
+    woken: Condvar,
+    /// Lines dropped because the buffer held the limit (or the thread had ended).
+    dropped: AtomicUsize,
+    /// Lines the buffer may hold.
+    limit: usize,
+}
+
+/// The lines waiting to be written.
+struct Waiting {
+    bytes: Vec<u8>,
+    lines: usize,
+    /// The thread waits on [`Shared::woken`] (rather than sleeping between batches).
+    idle: bool,
+    /// The guard was dropped: no line is taken any more.
+    closed: bool,
+}
+
+impl Shared {
+    /// The lock of the waiting lines; a panic while it was held left nothing half-done that
+    /// matters more than the logs, so a poisoned lock is used as it is.
+    fn waiting(&self) -> MutexGuard<'_, Waiting> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// Hands lines to the writing thread; cheap to clone.
 #[derive(Clone)]
 pub struct ThreadWriter {
-    queue: SyncSender<Message>,
-    dropped: Dropped,
+    shared: Arc<Shared>,
 }
 
-/// How many lines were dropped because the queue was full.
-#[derive(Clone, Default)]
-pub struct Dropped(Arc<AtomicUsize>);
+/// How many lines were dropped because too many were waiting.
+#[derive(Clone)]
+pub struct Dropped(Arc<Shared>);
 
 impl Dropped {
     pub fn lines(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+        self.0.dropped.load(Ordering::Relaxed)
     }
 }
 
 /// Ends the writing thread when dropped, once it has written every line handed over before.
 #[must_use = "dropping the guard stops the writing of log lines"]
 pub struct WriterGuard {
-    queue: SyncSender<Message>,
+    shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -67,57 +89,65 @@ impl ThreadWriter {
         out: impl Write + Send + 'static,
         limit: usize,
     ) -> io::Result<(Self, WriterGuard)> {
-        let (queue, lines) = mpsc::sync_channel(limit);
-        let thread = std::thread::Builder::new()
-            .name("roastery-logs".into())
-            .spawn(move || write_lines(&lines, io::BufWriter::with_capacity(WRITE_BUFFER, out)))?;
-        let writer = Self {
-            queue: queue.clone(),
-            dropped: Dropped::default(),
+        let shared = Arc::new(Shared {
+            waiting: Mutex::new(Waiting {
+                bytes: Vec::with_capacity(BUFFER),
+                lines: 0,
+                idle: false,
+                closed: false,
+            }),
+            woken: Condvar::new(),
+            dropped: AtomicUsize::new(0),
+            limit,
+        });
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("roastery-logs".into())
+                .spawn(move || write_lines(&shared, out))?
         };
         Ok((
-            writer,
+            Self {
+                shared: shared.clone(),
+            },
             WriterGuard {
-                queue,
+                shared,
                 thread: Some(thread),
             },
         ))
     }
 
-    /// Hands `line` over, or counts it dropped when the queue is full (or the thread has ended).
+    /// Hands `line` over, or counts it dropped when the limit of lines wait (or the thread has
+    /// ended).
     pub fn write_line(&self, line: &[u8]) {
-        match self.queue.try_send(Message::Line(line.to_vec())) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
-                self.dropped.0.fetch_add(1, Ordering::Relaxed);
-            }
+        let mut waiting = self.shared.waiting();
+        if waiting.closed || waiting.lines >= self.shared.limit {
+            drop(waiting);
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        waiting.bytes.extend_from_slice(line);
+        waiting.lines += 1;
+        if waiting.idle {
+            waiting.idle = false;
+            drop(waiting);
+            self.shared.woken.notify_one();
         }
     }
 
     pub fn dropped(&self) -> Dropped {
-        self.dropped.clone()
+        Dropped(self.shared.clone())
     }
 }
 
 impl Drop for WriterGuard {
     fn drop(&mut self) {
-        let deadline = Instant::now() + SHUTDOWN_WAIT;
-        // The stop waits behind the lines handed over before it (for room when the queue is full).
-        let mut stop = Message::Stop;
-        loop {
-            match self.queue.try_send(stop) {
-                Ok(()) => break,
-                Err(TrySendError::Disconnected(_)) => return,
-                Err(TrySendError::Full(back)) if Instant::now() < deadline => {
-                    stop = back;
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                Err(TrySendError::Full(_)) => return,
-            }
-        }
+        self.shared.waiting().closed = true;
+        self.shared.woken.notify_one();
         let Some(thread) = self.thread.take() else {
             return;
         };
+        let deadline = Instant::now() + SHUTDOWN_WAIT;
         while !thread.is_finished() {
             if Instant::now() >= deadline {
                 return;
@@ -128,34 +158,37 @@ impl Drop for WriterGuard {
     }
 }
 
-/// The thread: waits for a line, then writes batches until one finds the queue empty.
-fn write_lines(lines: &Receiver<Message>, mut out: impl Write) {
-    // A line that cannot be written has nowhere else to go: write errors are ignored.
-    while let Ok(message) = lines.recv() {
-        let mut next = Some(message);
-        while let Some(message) = next.take() {
-            match message {
-                Message::Line(line) => {
-                    let _ = out.write_all(&line);
-                }
-                Message::Stop => {
-                    let _ = out.flush();
-                    return;
-                }
+/// The thread: takes what waits, writes it, sleeps; waits for a line when nothing waited.
+fn write_lines(shared: &Shared, mut out: impl Write) {
+    let mut batch = Vec::with_capacity(BUFFER);
+    loop {
+        let closed = {
+            let mut waiting = shared.waiting();
+            while waiting.bytes.is_empty() && !waiting.closed {
+                waiting.idle = true;
+                waiting = shared
+                    .woken
+                    .wait(waiting)
+                    .unwrap_or_else(PoisonError::into_inner);
             }
-            match lines.try_recv() {
-                Ok(message) => next = Some(message),
-                Err(TryRecvError::Empty) => {
-                    let _ = out.flush();
-                    std::thread::sleep(BATCH_INTERVAL);
-                    next = lines.try_recv().ok();
-                }
-                Err(TryRecvError::Disconnected) => break,
-            }
-        }
+            waiting.idle = false;
+            std::mem::swap(&mut waiting.bytes, &mut batch);
+            waiting.lines = 0;
+            waiting.closed
+        };
+        // A line that cannot be written has nowhere else to go: write errors are ignored.
+        let _ = out.write_all(&batch);
         let _ = out.flush();
+        batch.clear();
+        if batch.capacity() > 16 * BUFFER {
+            // Grown by a stall: not kept for the quiet time after.
+            batch = Vec::with_capacity(BUFFER);
+        }
+        if closed {
+            return;
+        }
+        std::thread::sleep(BATCH_INTERVAL);
     }
-    let _ = out.flush();
 }
 
 #[cfg(test)]
