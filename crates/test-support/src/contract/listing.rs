@@ -1,7 +1,7 @@
 //! The listing read model's stored items: cleared whenever a lot is written, the written lot
 //! handed back to the unit of work, items stored and paged as stored.
 
-use roastery_domain::page::{Limit, PageRequest};
+use roastery_domain::page::{Limit, PageRequest, Position};
 use roastery_domain::stock::{LotKind, Stock};
 use roastery_ports::Store;
 use roastery_ports::listing::{ListingRepo, RenderedItem};
@@ -112,6 +112,37 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
     .unwrap();
     let json: Vec<&str> = modified.iter().map(|i| i.json.as_str()).collect();
     assert_eq!(json, ["3", "2"], "modified at or after");
+    // After a keyset position: older lots, and at the same instant those of smaller id.
+    let after = |from: Option<i64>, minutes: i64, id: u128| -> Vec<String> {
+        let page = PageRequest {
+            limit: Limit::parse(Some(10)).unwrap(),
+            after: Some(Position::Keyset {
+                at: at(minutes),
+                id: Uuid::from_u128(id),
+            }),
+        };
+        read(&store, |tx| tx.green_lot_items(from.map(at), &page))
+            .unwrap()
+            .into_iter()
+            .map(|i| i.json)
+            .collect()
+    };
+    assert_eq!(after(None, 3, 3), ["2", "1"], "after the newest");
+    assert_eq!(
+        after(Some(2), 3, 3),
+        ["2"],
+        "after the newest, modified at or after"
+    );
+    assert_eq!(
+        after(None, 2, 99),
+        ["2", "1"],
+        "same instant, greater id: included"
+    );
+    assert_eq!(
+        after(None, 2, 1),
+        ["1"],
+        "same instant, smaller id: excluded"
+    );
     let all = |after| {
         read(&store, |tx| {
             tx.lots_to_render(LotKind::Green, true, after, 2)
