@@ -9,8 +9,8 @@
 //!   (The `json()` format of `tracing-subscriber` parses and re-serializes a span's fields on every
 //!   `record` and on every event.) The line is built in a buffer of the thread, and a span's text
 //!   in a buffer taken from a pool of the thread and given back when the span closes, so a request
-//!   allocates nothing for its log line but the copy handed to the writer (and the registry's box
-//!   holding the span's text).
+//!   allocates nothing for its log line (the writer copies it into a buffer it reuses) but the
+//!   registry's box holding the span's text.
 //! - `roastery serve` writes through a thread of its own ([`crate::log_writer`]): a request hands
 //!   its line over and goes on; the thread writes the lines to standard error in batches. When
 //!   standard error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`]
