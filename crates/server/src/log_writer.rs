@@ -11,7 +11,8 @@
 //! at most [`BATCH_INTERVAL`] after it was handed over, the first line after a quiet spell at once.
 //!
 //! The writer is lossy, on purpose: when standard error does not keep up (a stalled collector or
-//! terminal), up to the limit of lines wait in memory and beyond that lines are dropped rather
+//! terminal), lines wait in memory up to a number of lines and of bytes ([`Room`]; a line's
+//! length is not bounded by the writer, so the bytes are) and beyond that lines are dropped rather
 //! than requests delayed; [`Dropped`] counts them. Dropping the [`WriterGuard`] writes out every
 //! line handed over before it, then ends the thread (waiting at most [`SHUTDOWN_WAIT`] for a
 //! stalled standard error, so that a stopping server is not held by its collector).
@@ -31,15 +32,22 @@ pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 /// Capacity the buffers start with: a busy interval's lines fit without growing them.
 const BUFFER: usize = 64 * 1024;
 
+/// How much may wait to be written before lines are dropped.
+#[derive(Debug, Clone, Copy)]
+pub struct Room {
+    pub lines: usize,
+    pub bytes: usize,
+}
+
 /// What requests and the thread share.
 struct Shared {
     waiting: Mutex<Waiting>,
     /// Wakes the thread when it waits for a line.
     woken: Condvar,
-    /// Lines dropped because the buffer held the limit (or the thread had ended).
+    /// Lines dropped because the buffer was full (or the thread had ended).
     dropped: AtomicUsize,
-    /// Lines the buffer may hold.
-    limit: usize,
+    /// What the buffer may hold.
+    room: Room,
 }
 
 /// The lines waiting to be written.
@@ -84,11 +92,8 @@ pub struct WriterGuard {
 }
 
 impl ThreadWriter {
-    /// A thread writing to `out`, with up to `limit` lines waiting before lines are dropped.
-    pub fn spawn(
-        out: impl Write + Send + 'static,
-        limit: usize,
-    ) -> io::Result<(Self, WriterGuard)> {
+    /// A thread writing to `out`, with up to `room` waiting before lines are dropped.
+    pub fn spawn(out: impl Write + Send + 'static, room: Room) -> io::Result<(Self, WriterGuard)> {
         let shared = Arc::new(Shared {
             waiting: Mutex::new(Waiting {
                 bytes: Vec::with_capacity(BUFFER),
@@ -98,7 +103,7 @@ impl ThreadWriter {
             }),
             woken: Condvar::new(),
             dropped: AtomicUsize::new(0),
-            limit,
+            room,
         });
         let thread = {
             let shared = shared.clone();
@@ -117,11 +122,15 @@ impl ThreadWriter {
         ))
     }
 
-    /// Hands `line` over, or counts it dropped when the limit of lines wait (or the thread has
-    /// ended).
+    /// Hands `line` over, or counts it dropped when it does not fit in the room left (or the
+    /// thread has ended).
     pub fn write_line(&self, line: &[u8]) {
         let mut waiting = self.shared.waiting();
-        if waiting.closed || waiting.lines >= self.shared.limit {
+        let room = self.shared.room;
+        if waiting.closed
+            || waiting.lines >= room.lines
+            || waiting.bytes.len().saturating_add(line.len()) > room.bytes
+        {
             drop(waiting);
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
             return;
@@ -226,7 +235,7 @@ pub(crate) mod tests {
     #[test]
     fn every_line_is_written_in_order_by_the_time_the_guard_is_dropped() {
         let out = Captured::default();
-        let (writer, guard) = ThreadWriter::spawn(out.clone(), 100_000).unwrap();
+        let (writer, guard) = ThreadWriter::spawn(out.clone(), ROOMY).unwrap();
         let expected: String = (0..10_000).map(|n| format!("line {n}\n")).collect();
         for n in 0..10_000 {
             writer.write_line(format!("line {n}\n").as_bytes());
@@ -242,7 +251,7 @@ pub(crate) mod tests {
     #[test]
     fn a_line_after_a_quiet_spell_is_written_at_once_and_a_burst_in_few_writes() {
         let out = Captured::default();
-        let (writer, guard) = ThreadWriter::spawn(out.clone(), 100_000).unwrap();
+        let (writer, guard) = ThreadWriter::spawn(out.clone(), ROOMY).unwrap();
         writer.write_line(b"alone\n");
         let started = Instant::now();
         while out.text().is_empty() {
@@ -291,10 +300,16 @@ pub(crate) mod tests {
         }
     }
 
-    /// A writing thread with room for `limit` lines whose output is stalled, holding one line:
-    /// the writer, its guard, the gate's lock (drop it to open) and the output.
+    /// Room no test fills.
+    const ROOMY: Room = Room {
+        lines: 100_000,
+        bytes: usize::MAX,
+    };
+
+    /// A writing thread with `room` whose output is stalled, holding one line: the writer, its
+    /// guard, the gate's lock (drop it to open) and the output.
     pub(crate) fn stalled(
-        limit: usize,
+        room: Room,
     ) -> (
         ThreadWriter,
         WriterGuard,
@@ -311,7 +326,7 @@ pub(crate) mod tests {
                 waiting: waiting.clone(),
                 out: out.clone(),
             },
-            limit,
+            room,
         )
         .unwrap();
         writer.write_line(b"held\n");
@@ -325,7 +340,7 @@ pub(crate) mod tests {
 
     #[test]
     fn lines_beyond_the_limit_are_counted_dropped_while_the_output_is_stalled() {
-        let (writer, guard, closed, out) = stalled(4);
+        let (writer, guard, closed, out) = stalled(Room { lines: 4, ..ROOMY });
         for n in 0..20 {
             writer.write_line(format!("{n}\n").as_bytes());
         }
@@ -337,8 +352,22 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn lines_beyond_the_bytes_of_room_are_counted_dropped_while_the_output_is_stalled() {
+        let (writer, guard, closed, out) = stalled(Room { bytes: 10, ..ROOMY });
+        writer.write_line(b"four\n");
+        // 5 + 6 bytes would not fit in 10: dropped, however few the lines; a shorter one fits.
+        writer.write_line(b"seven\n");
+        writer.write_line(b"two\n");
+        writer.write_line(b"x\n");
+        assert_eq!(writer.dropped().lines(), 2);
+        drop(closed);
+        drop(guard);
+        assert_eq!(out.text(), "held\nfour\ntwo\n");
+    }
+
+    #[test]
     fn a_stalled_output_holds_the_guard_no_longer_than_the_shutdown_wait() {
-        let (writer, guard, _closed, _out) = stalled(4);
+        let (writer, guard, _closed, _out) = stalled(Room { lines: 4, ..ROOMY });
         for n in 0..4 {
             writer.write_line(format!("{n}\n").as_bytes());
         }

@@ -14,7 +14,7 @@
 //! - `roastery serve` writes through a thread of its own ([`crate::log_writer`]): a request hands
 //!   its line over and goes on; the thread writes the lines to standard error in batches. When
 //!   standard error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`]
-//!   lines wait in memory and beyond that lines are dropped rather than requests delayed, and the
+//!   lines ([`BUFFERED_BYTES`] at most) wait in memory and beyond that lines are dropped rather than requests delayed, and the
 //!   next line written says how many were dropped. The returned [`LogGuard`] lives as long as the
 //!   process: dropping it (at the end of `main`) writes out every line still waiting. Other
 //!   commands run once and may end with `exit`, so they write to standard error directly.
@@ -42,7 +42,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::LogFormat;
-use crate::log_writer::{Dropped, ThreadWriter, WriterGuard};
+use crate::log_writer::{Dropped, Room, ThreadWriter, WriterGuard};
 
 /// The filter when `RUST_LOG` is unset. rustls warns for every client that sends an IP address as
 /// SNI; that is the client's quirk.
@@ -51,6 +51,10 @@ pub const DEFAULT_FILTER: &str = "info,rustls=error";
 /// Lines that may wait for standard error before lines are dropped: about 6 MiB of request lines,
 /// over a second of a busy server's lines.
 pub const BUFFERED_LINES: usize = 16_384;
+
+/// Bytes that may wait for standard error before lines are dropped: room for the lines above at
+/// their usual length, and a bound on memory however long lines are.
+pub const BUFFERED_BYTES: usize = 16 * 1024 * 1024;
 
 /// Span texts kept for reuse per thread.
 const POOLED_SPANS: usize = 64;
@@ -72,10 +76,14 @@ pub enum LineWriter {
 }
 
 impl LineWriter {
-    /// A writing thread over `out`, lossy beyond [`BUFFERED_LINES`] waiting lines; its guard
-    /// writes out the waiting lines when dropped.
+    /// A writing thread over `out`, lossy beyond [`BUFFERED_LINES`] waiting lines or
+    /// [`BUFFERED_BYTES`]; its guard writes out the waiting lines when dropped.
     pub fn thread(out: impl io::Write + Send + 'static) -> io::Result<(Self, WriterGuard)> {
-        let (writer, guard) = ThreadWriter::spawn(out, BUFFERED_LINES)?;
+        let room = Room {
+            lines: BUFFERED_LINES,
+            bytes: BUFFERED_BYTES,
+        };
+        let (writer, guard) = ThreadWriter::spawn(out, room)?;
         Ok((Self::Thread(writer), guard))
     }
 
@@ -669,7 +677,10 @@ mod tests {
     #[test]
     fn dropped_lines_are_reported_once_there_is_room() {
         // The output stalls: the thread waits with one line, the queue holds four more.
-        let (writer, guard, closed, out) = crate::log_writer::tests::stalled(4);
+        let (writer, guard, closed, out) = crate::log_writer::tests::stalled(Room {
+            lines: 4,
+            bytes: usize::MAX,
+        });
         let layer = JsonLayer::new(LineWriter::Thread(writer));
         let subscriber = tracing_subscriber::registry().with(layer);
         tracing::subscriber::with_default(subscriber, || {
