@@ -338,31 +338,40 @@ pub(crate) mod tests {
         (writer, guard, closed, out)
     }
 
-    #[test]
-    fn lines_beyond_the_limit_are_counted_dropped_while_the_output_is_stalled() {
-        let (writer, guard, closed, out) = stalled(Room { lines: 4, ..ROOMY });
-        for n in 0..20 {
-            writer.write_line(format!("{n}\n").as_bytes());
+    /// Hands `lines` to a writer with `room` while its output is stalled, then lets it write:
+    /// how many lines were dropped meanwhile, and what was written in the end.
+    fn through_a_stall(room: Room, lines: &[&str]) -> (usize, String) {
+        let (writer, guard, closed, out) = stalled(room);
+        for line in lines {
+            writer.write_line(line.as_bytes());
         }
-        // The queue holds four; the thread waits at the gate with the first line.
-        assert_eq!(writer.dropped().lines(), 16);
+        let dropped = writer.dropped().lines();
         drop(closed);
         drop(guard);
-        assert_eq!(out.text(), "held\n0\n1\n2\n3\n");
+        (dropped, out.text())
+    }
+
+    #[test]
+    fn lines_beyond_the_limit_are_counted_dropped_while_the_output_is_stalled() {
+        let lines: Vec<String> = (0..20).map(|n| format!("{n}\n")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        // The buffer holds four; the thread waits at the gate with the first line.
+        assert_eq!(
+            through_a_stall(Room { lines: 4, ..ROOMY }, &lines),
+            (16, "held\n0\n1\n2\n3\n".into())
+        );
     }
 
     #[test]
     fn lines_beyond_the_bytes_of_room_are_counted_dropped_while_the_output_is_stalled() {
-        let (writer, guard, closed, out) = stalled(Room { bytes: 10, ..ROOMY });
-        writer.write_line(b"four\n");
         // 5 + 6 bytes would not fit in 10: dropped, however few the lines; a shorter one fits.
-        writer.write_line(b"seven\n");
-        writer.write_line(b"two\n");
-        writer.write_line(b"x\n");
-        assert_eq!(writer.dropped().lines(), 2);
-        drop(closed);
-        drop(guard);
-        assert_eq!(out.text(), "held\nfour\ntwo\n");
+        assert_eq!(
+            through_a_stall(
+                Room { bytes: 10, ..ROOMY },
+                &["four\n", "seven\n", "two\n", "x\n"]
+            ),
+            (2, "held\nfour\ntwo\n".into())
+        );
     }
 
     #[test]
