@@ -301,7 +301,7 @@ pub(crate) mod tests {
     }
 
     /// Room no test fills.
-    const ROOMY: Room = Room {
+    pub(crate) const ROOMY: Room = Room {
         lines: 100_000,
         bytes: usize::MAX,
     };

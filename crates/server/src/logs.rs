@@ -14,10 +14,11 @@
 //! - `roastery serve` writes through a thread of its own ([`crate::log_writer`]): a request hands
 //!   its line over and goes on; the thread writes the lines to standard error in batches. When
 //!   standard error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`]
-//!   lines ([`BUFFERED_BYTES`] at most) wait in memory and beyond that lines are dropped rather than requests delayed, and the
-//!   next line written says how many were dropped. The returned [`LogGuard`] lives as long as the
-//!   process: dropping it (at the end of `main`) writes out every line still waiting. Other
-//!   commands run once and may end with `exit`, so they write to standard error directly.
+//!   lines ([`BUFFERED_BYTES`] at most) wait in memory and beyond that lines are dropped rather
+//!   than requests delayed, and the next line written says how many were dropped. The returned
+//!   [`LogGuard`] lives as long as the process: dropping it (at the end of `main`) writes out every
+//!   line still waiting. Other commands run once and may end with `exit`, so they write to
+//!   standard error directly.
 //!
 //! `pretty` lines are formatted by `tracing-subscriber`'s own format, which appends a recorded
 //! field to the span's text and does not re-format it per event; they go through the same writer.
@@ -679,7 +680,7 @@ mod tests {
         // The output stalls: the thread waits with one line, the queue holds four more.
         let (writer, guard, closed, out) = crate::log_writer::tests::stalled(Room {
             lines: 4,
-            bytes: usize::MAX,
+            ..crate::log_writer::tests::ROOMY
         });
         let layer = JsonLayer::new(LineWriter::Thread(writer));
         let subscriber = tracing_subscriber::registry().with(layer);
