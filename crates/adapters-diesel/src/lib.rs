@@ -12,18 +12,15 @@
 //! Rows never leave this crate: every module turns its rows into domain values and back.
 
 /// One newest-first listing page of a boxed query: the rows after the page's keyset position,
-/// ordered by (`$at`, `$id`) descending, one row more than the page holds. The filter is a range
-/// the (at, id) index serves: `at <= :at AND (at < :at OR id < :id)`.
+/// ordered by (`$at`, `$id`) descending, one row more than the page holds, as a statement
+/// PostgreSQL plans once (`newest_first`).
 macro_rules! newest_first {
     ($query:ident, $page:expr, $at:expr, $id:expr) => {{
         let mut query = $query;
-        if let Some((at, id)) = $crate::row::keyset($page)? {
-            let at = $crate::time::to_db(at);
-            query = query.filter($at.le(at).and($at.lt(at).or($id.lt(id.to_string()))));
+        if let Some(after) = $crate::newest_first::After::page($at, $id, $page)? {
+            query = query.filter(after);
         }
-        query
-            .order(($at.desc(), $id.desc()))
-            .limit($crate::row::overfetch($page))
+        $crate::newest_first::Page::new(query.order(($at.desc(), $id.desc())), $page)
     }};
 }
 
@@ -95,6 +92,7 @@ mod location;
 mod lock;
 mod lot_source;
 mod migrate;
+mod newest_first;
 mod order;
 mod physical;
 mod plan;

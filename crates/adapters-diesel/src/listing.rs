@@ -21,6 +21,7 @@ use uuid::Uuid;
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
 use crate::id_set::in_ids;
+use crate::newest_first::{Form, Name, walk_after};
 use crate::row::{LiteralLimit, StoredUuid, keyset, uuid};
 use crate::schema::{blended_lots, green_lots, roasted_lots};
 use crate::store::DieselTx;
@@ -55,11 +56,11 @@ fn items(rows: Vec<ItemRow>) -> Option<Vec<ListingItem>> {
 /// (the statement is kept per connection either way; a listing page is the hottest read).
 struct ItemPage {
     table: &'static str,
-    at: &'static str,
+    at: Name,
     from_column: &'static str,
     from: Option<NaiveDateTime>,
     /// The keyset position the page starts after: rows below it in (at, id) order, a range
-    /// the (at, id) index serves (see [`Keyset`]).
+    /// the (at, id) index serves (written per backend, [`Form`]).
     after: Option<(NaiveDateTime, String)>,
     limit: LiteralLimit,
 }
@@ -74,7 +75,7 @@ impl ItemPage {
     ) -> StoreResult<Self> {
         Ok(Self {
             table,
-            at,
+            at: Name(at),
             from_column,
             from: from.map(to_db),
             after: keyset(page)?.map(|(at, id)| (to_db(at), id.to_string())),
@@ -100,32 +101,15 @@ impl Query for ItemPage {
 
 impl<C> RunQueryDsl<C> for ItemPage {}
 
-/// How a page's statement writes its keyset position.
-#[derive(Clone, Copy)]
-enum Keyset {
-    /// `at <= :at AND (at < :at OR id < :id)`: SQLite's plan for it is an index range seek.
-    Range,
-    /// `(at, id) < ((SELECT :at), (SELECT :id))`: the same rows and the same index range, with
-    /// the position hidden from PostgreSQL's planner. With the values visible, each call's
-    /// custom plan estimated fewer rows than the generic plan (the same index scan) and
-    /// PostgreSQL planned every page after a cursor anew, which cost it more than reading the
-    /// page; hidden, both estimates agree and the generic plan is kept for every cursor. The
-    /// modified-from bound stays visible, so a selective filter is still planned for its value.
-    HiddenRow,
-}
-
 impl ItemPage {
-    fn walk<'b, DB: Backend>(
-        &'b self,
-        mut out: AstPass<'_, 'b, DB>,
-        keyset: Keyset,
-    ) -> QueryResult<()>
+    fn walk<'b, DB: Backend>(&'b self, mut out: AstPass<'_, 'b, DB>, form: Form) -> QueryResult<()>
     where
         NaiveDateTime: ToSql<Timestamp, DB>,
         String: ToSql<Text, DB>,
     {
+        static ID: Name = Name("id");
         out.push_sql("SELECT ");
-        out.push_sql(self.at);
+        out.push_sql(self.at.0);
         out.push_sql(", id, listing_item FROM ");
         out.push_sql(self.table);
         let mut and = " WHERE ";
@@ -136,34 +120,12 @@ impl ItemPage {
             out.push_bind_param::<Timestamp, _>(from)?;
             and = " AND ";
         }
-        if let Some((at, id)) = &self.after {
+        if let Some(after) = &self.after {
             out.push_sql(and);
-            match keyset {
-                Keyset::Range => {
-                    out.push_sql(self.at);
-                    out.push_sql(" <= ");
-                    out.push_bind_param::<Timestamp, _>(at)?;
-                    out.push_sql(" AND (");
-                    out.push_sql(self.at);
-                    out.push_sql(" < ");
-                    out.push_bind_param::<Timestamp, _>(at)?;
-                    out.push_sql(" OR id < ");
-                    out.push_bind_param::<Text, _>(id)?;
-                    out.push_sql(")");
-                }
-                Keyset::HiddenRow => {
-                    out.push_sql("(");
-                    out.push_sql(self.at);
-                    out.push_sql(", id) < ((SELECT ");
-                    out.push_bind_param::<Timestamp, _>(at)?;
-                    out.push_sql("), (SELECT ");
-                    out.push_bind_param::<Text, _>(id)?;
-                    out.push_sql("))");
-                }
-            }
+            walk_after(out.reborrow(), form, &self.at, &ID, after)?;
         }
         out.push_sql(" ORDER BY ");
-        out.push_sql(self.at);
+        out.push_sql(self.at.0);
         out.push_sql(" DESC, id DESC");
         self.limit.walk_ast(out)
     }
@@ -171,13 +133,13 @@ impl ItemPage {
 
 impl QueryFragment<Pg> for ItemPage {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        self.walk(out, Keyset::HiddenRow)
+        self.walk(out, Form::HiddenRow)
     }
 }
 
 impl QueryFragment<Sqlite> for ItemPage {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
-        self.walk(out, Keyset::Range)
+        self.walk(out, Form::Range)
     }
 }
 
@@ -362,7 +324,7 @@ impl ListingRepo for DieselTx {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use diesel::sql_types::BigInt;
     use roastery_domain::page::{Limit, Position};
     use roastery_ports::Store;
@@ -374,16 +336,19 @@ mod tests {
     use crate::DieselStore;
 
     #[derive(QueryableByName, Debug, PartialEq, Eq)]
-    struct Plans {
+    pub(crate) struct Plans {
         #[diesel(sql_type = BigInt)]
-        generic_plans: i64,
+        pub(crate) generic_plans: i64,
         #[diesel(sql_type = BigInt)]
-        custom_plans: i64,
+        pub(crate) custom_plans: i64,
     }
 
     /// A PostgreSQL store holding `count` green lots with listing items and the table's
     /// statistics, on one connection.
-    fn listed_lots(name: &str, count: u128) -> Option<(database::TestDatabase, DieselStore)> {
+    pub(crate) fn listed_lots(
+        name: &str,
+        count: u128,
+    ) -> Option<(database::TestDatabase, DieselStore)> {
         let db = database::postgres(name)?;
         let store = DieselStore::open(&db.url, Some(1)).unwrap();
         let [here, _] = locations(&store);
@@ -414,11 +379,14 @@ mod tests {
     }
 
     /// How often PostgreSQL planned the kept statements of `store`'s connection whose text
-    /// contains every part of `parts`.
-    fn plans(store: &DieselStore, parts: &[&str]) -> Vec<Plans> {
+    /// contains every part of `parts` (and none of those written `!part`).
+    pub(crate) fn plans(store: &DieselStore, parts: &[&str]) -> Vec<Plans> {
         let filter: String = parts
             .iter()
-            .map(|part| format!(" AND strpos(statement, '{part}') > 0"))
+            .map(|part| match part.strip_prefix('!') {
+                Some(absent) => format!(" AND strpos(statement, '{absent}') = 0"),
+                None => format!(" AND strpos(statement, '{part}') > 0"),
+            })
             .collect();
         store
             .read_statement(|tx| {

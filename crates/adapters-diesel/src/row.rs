@@ -23,11 +23,6 @@ pub(crate) fn keyset(page: &PageRequest) -> StoreResult<Option<(DateTime<Utc>, U
         .map_err(|e| StoreError::Internal(e.to_string()))
 }
 
-/// One row more than the page holds: it only tells whether another page exists.
-pub(crate) fn overfetch(page: &PageRequest) -> i64 {
-    i64::from(page.limit.get()) + 1
-}
-
 /// A stored weight: micro-units in the unit stored beside them.
 pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult<Weight> {
     let unit = WeightUnit::parse(unit).map_err(|e| corrupt(what, e))?;
@@ -42,7 +37,7 @@ pub(crate) fn weight_from_db(what: &str, micros: i64, unit: &str) -> StoreResult
 pub(crate) struct LiteralLimit(u32);
 
 impl LiteralLimit {
-    /// One row more than the page holds (see [`overfetch`]).
+    /// One row more than the page holds: it only tells whether another page exists.
     pub(crate) fn overfetch(page: &PageRequest) -> Self {
         Self(page.limit.get().saturating_add(1))
     }
