@@ -20,7 +20,7 @@ macro_rules! newest_first {
         if let Some(after) = $crate::newest_first::After::page($at, $id, $page)? {
             query = query.filter(after);
         }
-        $crate::newest_first::Page::new(query.order(($at.desc(), $id.desc())), $page)
+        $crate::newest_first::PageQuery::new(query.order(($at.desc(), $id.desc())), $page)
     }};
 }
 

@@ -168,12 +168,12 @@ where
 
 /// An ordered query with one row more than `page` holds, its limit written into the text
 /// ([`LiteralLimit`]): one kept statement per page size.
-pub(crate) struct Page<Q> {
+pub(crate) struct PageQuery<Q> {
     query: Q,
     limit: LiteralLimit,
 }
 
-impl<Q> Page<Q> {
+impl<Q> PageQuery<Q> {
     pub(crate) fn new(query: Q, page: &PageRequest) -> Self {
         Self {
             query,
@@ -182,23 +182,23 @@ impl<Q> Page<Q> {
     }
 }
 
-impl<Q: Query> Query for Page<Q> {
+impl<Q: Query> Query for PageQuery<Q> {
     type SqlType = Q::SqlType;
 }
 
-impl<Q> QueryId for Page<Q> {
+impl<Q> QueryId for PageQuery<Q> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for Page<Q> {
+impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for PageQuery<Q> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.query.walk_ast(out.reborrow())?;
         self.limit.walk_ast(out)
     }
 }
 
-impl<Q, C> RunQueryDsl<C> for Page<Q> {}
+impl<Q, C> RunQueryDsl<C> for PageQuery<Q> {}
 
 #[cfg(test)]
 mod tests {
