@@ -21,8 +21,8 @@ use uuid::Uuid;
 use crate::connection::AnyConnection;
 use crate::error::OrStoreError;
 use crate::id_set::in_ids;
-use crate::newest_first::{Form, Name, walk_after};
-use crate::row::{LiteralLimit, StoredUuid, keyset, uuid};
+use crate::newest_first::{Form, Name, position, walk_after};
+use crate::row::{LiteralLimit, StoredUuid, uuid};
 use crate::schema::{blended_lots, green_lots, roasted_lots};
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
@@ -78,7 +78,7 @@ impl ItemPage {
             at: Name(at),
             from_column,
             from: from.map(to_db),
-            after: keyset(page)?.map(|(at, id)| (to_db(at), id.to_string())),
+            after: position(page)?,
             limit: LiteralLimit::overfetch(page),
         })
     }

@@ -98,6 +98,11 @@ pub(crate) struct After<At, Id> {
     position: (NaiveDateTime, String),
 }
 
+/// The keyset position `page` starts after, as stored (instant, id), or `None` for a first page.
+pub(crate) fn position(page: &PageRequest) -> StoreResult<Option<(NaiveDateTime, String)>> {
+    Ok(keyset(page)?.map(|(at, id)| (to_db(at), id.to_string())))
+}
+
 impl<At, Id> After<At, Id> {
     /// The filter of `page`'s rows, or `None` for a first page.
     pub(crate) fn page(
@@ -105,10 +110,10 @@ impl<At, Id> After<At, Id> {
         id_column: Id,
         page: &PageRequest,
     ) -> StoreResult<Option<Self>> {
-        Ok(keyset(page)?.map(|(at, id)| Self {
+        Ok(position(page)?.map(|position| Self {
             at_column,
             id_column,
-            position: (to_db(at), id.to_string()),
+            position,
         }))
     }
 }
