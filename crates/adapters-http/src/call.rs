@@ -7,7 +7,7 @@ use actix_web::HttpResponse;
 use roastery_app::{Caller, Roastery};
 use roastery_domain::FieldPath;
 use roastery_domain::operation::Operation;
-use roastery_domain::page::{Page, PageRequest, Position};
+use roastery_domain::page::{JoinedPage, Page, PageRequest, Position};
 use roastery_ports::{AppError, Store};
 use serde::Serialize;
 
@@ -104,7 +104,7 @@ impl<S: Store> Ctx<S> {
         result: R,
         next: Option<Position>,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
+        let end_cursor = self.end_cursor(next);
         Ok(HttpResponse::Ok().json(Envelope {
             ok: true,
             result,
@@ -138,7 +138,7 @@ impl<S: Store> Ctx<S> {
         next: Option<Position>,
         shared: Shared,
     ) -> Result<HttpResponse, ApiError> {
-        let end_cursor = next.map(|p| self.state.cursors.encode(self.operation.name(), p));
+        let end_cursor = self.end_cursor(next);
         crate::shared::json_response(
             &Envelope {
                 ok: true,
@@ -155,26 +155,45 @@ impl<S: Store> Ctx<S> {
 /// [`Ctx::page`] for items stored as JSON: the envelope written around them as they are, into one
 /// buffer of the answer's exact size.
 pub(crate) fn stored_page_body(key: &str, items: &[String], end_cursor: Option<&str>) -> Vec<u8> {
+    let commas = items.len().saturating_sub(1);
+    let items_len = items.iter().map(String::len).sum::<usize>() + commas;
+    page_body(key, items_len, end_cursor, |body| {
+        for (at, item) in items.iter().enumerate() {
+            if at > 0 {
+                body.push(b',');
+            }
+            body.extend_from_slice(item.as_bytes());
+        }
+    })
+}
+
+/// [`stored_page_body`] of items already joined (a JSON array's content).
+pub(crate) fn joined_page_body(key: &str, items: &[u8], end_cursor: Option<&str>) -> Vec<u8> {
+    page_body(key, items.len(), end_cursor, |body| {
+        body.extend_from_slice(items)
+    })
+}
+
+/// The page envelope around `items_len` bytes of items written by `items`.
+fn page_body(
+    key: &str,
+    items_len: usize,
+    end_cursor: Option<&str>,
+    items: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
     const HEAD: &[u8] = b"{\"ok\":true,\"result\":{\"";
     const MIDDLE: &[u8] = b"\":[";
     const TAIL: &[u8] = b"]},\"meta\":{\"pagination\":{\"endCursor\":";
     const END: &[u8] = b"}}}";
     // A cursor is URL-safe base64: nothing in it needs escaping.
     let cursor_len = end_cursor.map_or(4, |c| c.len() + 2);
-    let commas = items.len().saturating_sub(1);
-    let items_len: usize = items.iter().map(String::len).sum::<usize>() + commas;
     let size =
         HEAD.len() + key.len() + MIDDLE.len() + items_len + TAIL.len() + cursor_len + END.len();
     let mut body = Vec::with_capacity(size);
     body.extend_from_slice(HEAD);
     body.extend_from_slice(key.as_bytes());
     body.extend_from_slice(MIDDLE);
-    for (at, item) in items.iter().enumerate() {
-        if at > 0 {
-            body.push(b',');
-        }
-        body.extend_from_slice(item.as_bytes());
-    }
+    items(&mut body);
     body.extend_from_slice(TAIL);
     match end_cursor {
         Some(cursor) => {
@@ -188,15 +207,47 @@ pub(crate) fn stored_page_body(key: &str, items: &[String], end_cursor: Option<&
     body
 }
 
+/// Listing items stored as JSON, a page of them: as read one by one (by ids, in the asked order)
+/// or joined as read.
+pub trait StoredItems: Send + 'static {
+    /// Where the next page starts.
+    fn next(&self) -> Option<Position>;
+    /// The answer under `result.{key}`, [`stored_page_body`].
+    fn body(&self, key: &str, end_cursor: Option<&str>) -> Vec<u8>;
+}
+
+impl StoredItems for Page<String> {
+    fn next(&self) -> Option<Position> {
+        self.next
+    }
+
+    fn body(&self, key: &str, end_cursor: Option<&str>) -> Vec<u8> {
+        stored_page_body(key, &self.items, end_cursor)
+    }
+}
+
+impl StoredItems for JoinedPage {
+    fn next(&self) -> Option<Position> {
+        JoinedPage::next(self)
+    }
+
+    fn body(&self, key: &str, end_cursor: Option<&str>) -> Vec<u8> {
+        joined_page_body(key, self.items(), end_cursor)
+    }
+}
+
 impl<S: Store> Ctx<S> {
     /// A page of stored listing items under `result.{key}`, as [`Ctx::page`] would answer it.
-    pub fn stored_page(&self, key: &str, page: Page<String>) -> Result<HttpResponse, ApiError> {
-        let end_cursor = page
-            .next
-            .map(|p| self.state.cursors.encode(self.operation.name(), p));
+    pub fn stored_page(&self, key: &str, page: impl StoredItems) -> Result<HttpResponse, ApiError> {
+        let end_cursor = self.end_cursor(page.next());
         Ok(HttpResponse::Ok()
             .content_type(actix_web::http::header::ContentType::json())
-            .body(stored_page_body(key, &page.items, end_cursor.as_deref())))
+            .body(page.body(key, end_cursor.as_deref())))
+    }
+
+    /// The signed cursor of the next page's position.
+    fn end_cursor(&self, next: Option<Position>) -> Option<String> {
+        next.map(|p| self.state.cursors.encode(self.operation.name(), p))
     }
 }
 
@@ -342,7 +393,8 @@ mod tests {
     }
 
     /// Stored items joined into the envelope are byte for byte what serialising the page's
-    /// values answers, with and without a next page, with no items and with several.
+    /// values answers, with and without a next page, with no items and with several, whether the
+    /// items come one by one or joined.
     #[test]
     fn a_stored_page_is_the_envelope_serde_writes() {
         #[derive(Serialize)]
@@ -369,12 +421,17 @@ mod tests {
                     },
                 })
                 .unwrap();
-                let body = stored_page_body("greenLots", &stored, cursor);
-                assert_eq!(
-                    String::from_utf8(body.clone()).unwrap(),
-                    String::from_utf8(expected).unwrap()
-                );
-                assert_eq!(body.capacity(), body.len(), "one buffer of the exact size");
+                let joined = stored.join(",");
+                for body in [
+                    stored_page_body("greenLots", &stored, cursor),
+                    joined_page_body("greenLots", joined.as_bytes(), cursor),
+                ] {
+                    assert_eq!(
+                        String::from_utf8(body.clone()).unwrap(),
+                        String::from_utf8(expected.clone()).unwrap()
+                    );
+                    assert_eq!(body.capacity(), body.len(), "one buffer of the exact size");
+                }
             }
         }
     }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::operation::Task;
-use roastery_domain::page::{self, Page, PageRequest};
+use roastery_domain::page::{self, JoinedPage, Page, PageRequest};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use roastery_ports::listing::{ListingItem, ListingRender, ListingRepo, RenderedItem, WrittenLots};
@@ -285,22 +285,16 @@ fn json_page(page: Page<ListingItem>) -> Page<String> {
     }
 }
 
-/// A keyset page of stored items from up to `limit + 1` rows.
-fn keyset_page(rows: Vec<ListingItem>, page: &PageRequest) -> Page<String> {
-    json_page(Page::from_overfetch(rows, page.limit, |i| (i.at, i.id)))
-}
-
 impl<S: Store> Roastery<S> {
     /// A keyset page of stored items read by `read`, or `None` when the store does not have
     /// them all.
     fn stored_keyset_page(
         &self,
         page: PageRequest,
-        read: impl FnOnce(&mut S::Tx, &PageRequest) -> StoreResult<Option<Vec<ListingItem>>>,
-    ) -> Result<Option<Page<String>>, AppError> {
+        read: impl FnOnce(&mut S::Tx, &PageRequest) -> StoreResult<Option<JoinedPage>>,
+    ) -> Result<Option<JoinedPage>, AppError> {
         page.keyset()?;
-        let rows = self.store.read_statement(|tx| Ok(read(tx, &page)?))?;
-        Ok(rows.map(|rows| keyset_page(rows, &page)))
+        self.store.read_statement(|tx| Ok(read(tx, &page)?))
     }
 
     /// The stored items of [`Roastery::list_green_lots`]'s page, or `None` when the store does
@@ -309,7 +303,7 @@ impl<S: Store> Roastery<S> {
         &self,
         modified_from: Option<DateTime<Utc>>,
         page: PageRequest,
-    ) -> Result<Option<Page<String>>, AppError> {
+    ) -> Result<Option<JoinedPage>, AppError> {
         self.stored_keyset_page(page, |tx, page| tx.green_lot_items(modified_from, page))
     }
 
@@ -318,7 +312,7 @@ impl<S: Store> Roastery<S> {
         &self,
         from: Option<DateTime<Utc>>,
         page: PageRequest,
-    ) -> Result<Option<Page<String>>, AppError> {
+    ) -> Result<Option<JoinedPage>, AppError> {
         self.stored_keyset_page(page, |tx, page| tx.roasted_lot_items(from, page))
     }
 
@@ -327,7 +321,7 @@ impl<S: Store> Roastery<S> {
         &self,
         from: Option<DateTime<Utc>>,
         page: PageRequest,
-    ) -> Result<Option<Page<String>>, AppError> {
+    ) -> Result<Option<JoinedPage>, AppError> {
         self.stored_keyset_page(page, |tx, page| tx.blended_lot_items(from, page))
     }
 

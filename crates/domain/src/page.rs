@@ -175,6 +175,85 @@ impl<T> Page<T> {
     }
 }
 
+/// A keyset page of items kept as JSON, joined into one buffer as its rows are read newest
+/// first, up to `limit + 1` of them: [`Page::from_overfetch`] for stored bytes. Each item is
+/// copied once, into the buffer the answer is written from, and only the row that fills the page
+/// gives its position; a row after that only tells that another page exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinedPage {
+    limit: usize,
+    count: usize,
+    items: Vec<u8>,
+    last: Option<Position>,
+    more: bool,
+}
+
+impl JoinedPage {
+    pub fn new(limit: Limit) -> Self {
+        Self {
+            limit: limit.as_usize(),
+            count: 0,
+            items: Vec::new(),
+            last: None,
+            more: false,
+        }
+    }
+
+    /// Whether the page holds all its items: the next row read only tells that another page
+    /// exists ([`JoinedPage::more`]).
+    pub fn is_full(&self) -> bool {
+        self.count >= self.limit
+    }
+
+    /// Adds the next row's item after the ones read before it; `position` (its sort instant and
+    /// id) is asked only of the row that fills the page. A row past a full page is taken as
+    /// [`JoinedPage::more`].
+    pub fn push<E>(
+        &mut self,
+        item: &[u8],
+        position: impl FnOnce() -> Result<(DateTime<Utc>, Uuid), E>,
+    ) -> Result<(), E> {
+        if self.is_full() {
+            self.more();
+            return Ok(());
+        }
+        if self.count > 0 {
+            self.items.push(b',');
+        }
+        self.items.extend_from_slice(item);
+        self.count = self.count.saturating_add(1);
+        if self.is_full() {
+            let (at, id) = position()?;
+            self.last = Some(Position::Keyset { at, id });
+        }
+        Ok(())
+    }
+
+    /// Notes a row after the full page: another page follows.
+    pub fn more(&mut self) {
+        self.more = true;
+    }
+
+    /// The page's items, separated by commas (a JSON array's content).
+    pub fn items(&self) -> &[u8] {
+        &self.items
+    }
+
+    /// How many items the page holds.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Where the next page starts, `None` on the last page.
+    pub fn next(&self) -> Option<Position> {
+        if self.more { self.last } else { None }
+    }
+}
+
 /// Checks a by-ids read before any lookup, in the order the request lists them: the id filter
 /// (`field` is its path in the read's parameters, `filter.…`), then the cursor of
 /// `pagination`. Returns the index the page starts at.
@@ -247,6 +326,66 @@ mod tests {
         );
         let last = Page::from_overfetch(rows, Limit::parse(Some(4)).unwrap(), |r| *r);
         assert_eq!(last.next, None);
+    }
+
+    /// Joined as rows arrive, the page is what [`Page::from_overfetch`] keeps of the same rows:
+    /// the same items in the same order, the same next position, for every row count around
+    /// the limit; only the row filling the page is asked its position.
+    #[test]
+    fn a_joined_page_keeps_what_an_overfetched_page_keeps() {
+        let rows: Vec<(DateTime<Utc>, Uuid, String)> = (0..6)
+            .map(|i| {
+                (
+                    at(100 - i),
+                    Uuid::from_u128(i as u128),
+                    format!("{{\"n\":{i}}}"),
+                )
+            })
+            .collect();
+        for limit in 1..=4 {
+            let limit = Limit::parse(Some(limit)).unwrap();
+            for count in 0..=rows.len() {
+                let rows = &rows[..count];
+                let mut joined = JoinedPage::new(limit);
+                let mut asked = 0;
+                for (at, id, json) in rows {
+                    joined
+                        .push(json.as_bytes(), || {
+                            asked += 1;
+                            Ok::<_, ()>((*at, *id))
+                        })
+                        .unwrap();
+                }
+                let page = Page::from_overfetch(rows.to_vec(), limit, |r| (r.0, r.1));
+                let items: Vec<&str> = page.items.iter().map(|r| r.2.as_str()).collect();
+                assert_eq!(joined.items(), items.join(",").as_bytes());
+                assert_eq!(joined.len(), page.items.len());
+                assert_eq!(joined.is_empty(), page.items.is_empty());
+                assert_eq!(joined.next(), page.next, "limit {limit:?}, {count} rows");
+                assert_eq!(asked, usize::from(count >= limit.as_usize()));
+            }
+        }
+    }
+
+    #[test]
+    fn a_joined_page_asks_no_position_of_a_row_past_it_and_passes_on_its_error() {
+        let limit = Limit::parse(Some(1)).unwrap();
+        let mut joined = JoinedPage::new(limit);
+        assert_eq!(joined.push(b"1", || Err("unreadable")), Err("unreadable"));
+        let mut joined = JoinedPage::new(limit);
+        joined
+            .push(b"1", || Ok::<_, &str>((at(1), Uuid::nil())))
+            .unwrap();
+        assert!(joined.is_full());
+        joined.push(b"2", || Err("not asked")).unwrap();
+        assert_eq!(joined.items(), b"1");
+        assert_eq!(
+            joined.next(),
+            Some(Position::Keyset {
+                at: at(1),
+                id: Uuid::nil()
+            })
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::green_lot::GreenLot;
-use roastery_domain::page::PageRequest;
+use roastery_domain::page::{JoinedPage, PageRequest};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use uuid::Uuid;
@@ -89,28 +89,30 @@ pub struct RenderedItem {
 }
 
 /// The stored items. Each page read is one statement, run by `Store::read_statement`. `None`
-/// means "not all kept" (an item not rendered yet): the caller then answers from the domain.
+/// means "not all kept" (an item of the page not rendered yet): the caller then answers from
+/// the domain. A keyset page is read as up to `limit + 1` rows joined into a [`JoinedPage`] as
+/// they arrive, with no value per row kept.
 pub trait ListingRepo {
-    /// Newest registration first, modified at or after `modified_from`; up to `limit + 1`.
+    /// Newest registration first, modified at or after `modified_from`.
     fn green_lot_items(
         &mut self,
         modified_from: Option<DateTime<Utc>>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>>;
-    /// Newest roast first, roasted at or after `from`; up to `limit + 1`.
+    ) -> StoreResult<Option<JoinedPage>>;
+    /// Newest roast first, roasted at or after `from`.
     fn roasted_lot_items(
         &mut self,
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>>;
+    ) -> StoreResult<Option<JoinedPage>>;
     /// The stored lots among `ids`, in any order.
     fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>>;
-    /// Newest blend first, blended at or after `from`; up to `limit + 1`.
+    /// Newest blend first, blended at or after `from`.
     fn blended_lot_items(
         &mut self,
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>>;
+    ) -> StoreResult<Option<JoinedPage>>;
 
     /// The lots written (and their items cleared) since the last call in this unit of work.
     fn take_written_lots(&mut self) -> WrittenLots;

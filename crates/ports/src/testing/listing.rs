@@ -2,7 +2,7 @@
 //! stored by the unit of work that wrote it, answered as stored.
 
 use chrono::{DateTime, Utc};
-use roastery_domain::page::PageRequest;
+use roastery_domain::page::{JoinedPage, PageRequest};
 use roastery_domain::stock::LotKind;
 use uuid::Uuid;
 
@@ -19,14 +19,14 @@ impl MemTx {
         self.data.listing.items.remove(&(kind, id));
     }
 
-    /// Up to `limit + 1` stored items of `rows` (sort key, id), newest first after the page's
-    /// keyset; `None` when one of them has no item.
+    /// The page of stored items of `rows` (sort key, id), newest first after the page's
+    /// keyset, joined as a database store joins them; `None` when one of them has no item.
     fn item_page(
         &self,
         kind: LotKind,
         rows: Vec<(DateTime<Utc>, Uuid)>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>> {
+    ) -> StoreResult<Option<JoinedPage>> {
         let after = page
             .keyset()
             .map_err(|e| StoreError::Internal(e.to_string()))?;
@@ -35,8 +35,18 @@ impl MemTx {
             .filter(|k| after.is_none_or(|a| *k < a))
             .collect();
         rows.sort_by_key(|k| std::cmp::Reverse(*k));
-        rows.truncate(page.limit.as_usize().saturating_add(1));
-        self.items_of(kind, rows)
+        let mut joined = JoinedPage::new(page.limit);
+        for (at, id) in rows {
+            if joined.is_full() {
+                joined.more();
+                break;
+            }
+            let Some(json) = self.data.listing.items.get(&(kind, id)) else {
+                return Ok(None);
+            };
+            joined.push(json.as_bytes(), || Ok::<_, StoreError>((at, id)))?;
+        }
+        Ok(Some(joined))
     }
 
     fn items_of(
@@ -72,7 +82,7 @@ impl ListingRepo for MemTx {
         &mut self,
         modified_from: Option<DateTime<Utc>>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>> {
+    ) -> StoreResult<Option<JoinedPage>> {
         let rows = (self.data.green.lots.iter())
             .filter(|l| modified_from.is_none_or(|from| l.last_modified_date >= from))
             .map(|l| (l.registration_date, l.id))
@@ -84,7 +94,7 @@ impl ListingRepo for MemTx {
         &mut self,
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>> {
+    ) -> StoreResult<Option<JoinedPage>> {
         let rows = (self.data.roast.lots.iter())
             .filter(|l| from.is_none_or(|from| l.roasted_date >= from))
             .map(|l| (l.roasted_date, l.id))
@@ -104,7 +114,7 @@ impl ListingRepo for MemTx {
         &mut self,
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
-    ) -> StoreResult<Option<Vec<ListingItem>>> {
+    ) -> StoreResult<Option<JoinedPage>> {
         let rows = (self.data.blend.lots.iter())
             .filter(|l| from.is_none_or(|from| l.blended_date >= from))
             .map(|l| (l.blended_date, l.id))

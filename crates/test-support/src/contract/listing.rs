@@ -1,7 +1,7 @@
 //! The listing read model's stored items: cleared whenever a lot is written, the written lot
 //! handed back to the unit of work, items stored and paged as stored.
 
-use roastery_domain::page::{Limit, PageRequest, Position};
+use roastery_domain::page::{JoinedPage, Limit, PageRequest, Position};
 use roastery_domain::stock::{LotKind, Stock};
 use roastery_ports::Store;
 use roastery_ports::listing::{ListingRepo, RenderedItem};
@@ -18,6 +18,11 @@ fn item(id: Uuid, json: &str) -> RenderedItem {
         id,
         json: json.into(),
     }
+}
+
+/// A page's items as joined text.
+fn joined(page: &JoinedPage) -> &str {
+    std::str::from_utf8(page.items()).expect("items are text")
 }
 
 fn first_page(limit: i64) -> PageRequest {
@@ -44,13 +49,22 @@ pub fn a_written_lot_loses_its_item_and_is_handed_back_in_its_last_state<S: Stor
     assert_eq!(written.green, vec![a.clone(), b.clone()]);
     assert!(written.roasted.is_empty() && written.blended.is_empty());
     let page = read(&store, |tx| tx.green_lot_items(None, &first_page(10))).expect("all kept");
-    let json: Vec<&str> = page.iter().map(|i| i.json.as_str()).collect();
     assert_eq!(
-        json,
-        [r#"{"b":1}"#, r#"{"a":1}"#],
+        joined(&page),
+        r#"{"b":1},{"a":1}"#,
         "newest registration first"
     );
-    assert_eq!((page[0].id, page[0].at), (b.id, b.registration_date));
+    assert_eq!((page.len(), page.next()), (2, None), "the last page");
+    let page = read(&store, |tx| tx.green_lot_items(None, &first_page(1))).expect("all kept");
+    assert_eq!(joined(&page), r#"{"b":1}"#);
+    assert_eq!(
+        page.next(),
+        Some(Position::Keyset {
+            at: b.registration_date,
+            id: b.id
+        }),
+        "the next page starts after the last item's position"
+    );
 
     // Written twice in one unit of work: handed back once, as last written; its item is gone.
     let last = write(&store, |tx| {
@@ -67,6 +81,9 @@ pub fn a_written_lot_loses_its_item_and_is_handed_back_in_its_last_state<S: Stor
         read(&store, |tx| tx.green_lot_items(None, &first_page(10))),
         None
     );
+    // Past a page of one, the lot without its item only tells that another page follows.
+    let page = read(&store, |tx| tx.green_lot_items(None, &first_page(1))).expect("page kept");
+    assert_eq!((joined(&page), page.next().is_some()), (r#"{"b":1}"#, true));
     assert_eq!(
         read(&store, |tx| tx.lots_to_render(
             LotKind::Green,
@@ -104,16 +121,25 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
         tx.put_listing_items(LotKind::Green, &[items, vec![stray]].concat())
     });
     let page = read(&store, |tx| tx.green_lot_items(None, &first_page(1))).unwrap();
-    let json: Vec<&str> = page.iter().map(|i| i.json.as_str()).collect();
-    assert_eq!(json, ["3", "2"], "one more than the limit, newest first");
+    assert_eq!(joined(&page), "3", "the newest");
+    let newest = Position::Keyset {
+        at: lots[2].registration_date,
+        id: lots[2].id,
+    };
+    assert_eq!(page.next(), Some(newest), "another page after it");
+    let page = read(&store, |tx| tx.green_lot_items(None, &first_page(3))).unwrap();
+    assert_eq!(
+        (joined(&page), page.next()),
+        ("3,2,1", None),
+        "all, the last page"
+    );
     let modified = read(&store, |tx| {
         tx.green_lot_items(Some(at(2)), &first_page(10))
     })
     .unwrap();
-    let json: Vec<&str> = modified.iter().map(|i| i.json.as_str()).collect();
-    assert_eq!(json, ["3", "2"], "modified at or after");
+    assert_eq!(joined(&modified), "3,2", "modified at or after");
     // After a keyset position: older lots, and at the same instant those of smaller id.
-    let after = |from: Option<i64>, minutes: i64, id: u128| -> Vec<String> {
+    let after = |from: Option<i64>, minutes: i64, id: u128| -> String {
         let page = PageRequest {
             limit: Limit::parse(Some(10)).unwrap(),
             after: Some(Position::Keyset {
@@ -121,28 +147,21 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
                 id: Uuid::from_u128(id),
             }),
         };
-        read(&store, |tx| tx.green_lot_items(from.map(at), &page))
-            .unwrap()
-            .into_iter()
-            .map(|i| i.json)
-            .collect()
+        let page = read(&store, |tx| tx.green_lot_items(from.map(at), &page)).unwrap();
+        joined(&page).to_owned()
     };
-    assert_eq!(after(None, 3, 3), ["2", "1"], "after the newest");
+    assert_eq!(after(None, 3, 3), "2,1", "after the newest");
     assert_eq!(
         after(Some(2), 3, 3),
-        ["2"],
+        "2",
         "after the newest, modified at or after"
     );
     assert_eq!(
         after(None, 2, 99),
-        ["2", "1"],
+        "2,1",
         "same instant, greater id: included"
     );
-    assert_eq!(
-        after(None, 2, 1),
-        ["1"],
-        "same instant, smaller id: excluded"
-    );
+    assert_eq!(after(None, 2, 1), "1", "same instant, smaller id: excluded");
     let all = |after| {
         read(&store, |tx| {
             tx.lots_to_render(LotKind::Green, true, after, 2)
@@ -175,10 +194,7 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
         tx.roasted_lot_items(Some(at(11)), &first_page(10))
     })
     .unwrap();
-    assert_eq!(
-        page.iter().map(|i| i.json.as_str()).collect::<Vec<_>>(),
-        ["r2"]
-    );
+    assert_eq!(joined(&page), "r2");
     let mut by_ids = read(&store, |tx| tx.roasted_lot_items_by_ids(&[r1.id, r2.id])).unwrap();
     by_ids.sort_by_key(|i| i.id);
     assert_eq!(
