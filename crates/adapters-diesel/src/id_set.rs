@@ -11,17 +11,16 @@
 //! custom plans only), except in a report's transaction (`Store::read_report`), which asks for
 //! the generic plan (a report read as one statement outside a transaction binds its one start
 //! as one value instead, `due_diligence.rs`). A semi-join (`IN (SELECT unnest($n))`) was tried
-//! and planned slower still; it is used where a generic plan is kept, for listing items by ids
-//! ([`in_ids`]).
+//! and planned slower still. The listing items of lots asked by id are read by joining the ids
+//! as rows in the asked order ([`AskedIds`]): one generic plan, an index probe per id.
 
 use std::cell::OnceCell;
 
 use diesel::backend::Backend;
-use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::sql_types::{Array, Bool, Text};
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{Array, Text};
 use diesel::sqlite::Sqlite;
 use diesel::sqlite::SqliteConnection;
 use roastery_ports::repo::StoreResult;
@@ -117,8 +116,9 @@ fn json_array(ids: &[Uuid]) -> String {
 trait OneOf<DB: Backend> {
     /// After a value: "equals one of the ids" (what [`IDS`] stands for).
     fn push_any<'b>(&'b self, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>;
-    /// After a column: "is in the set of the ids", as a semi-join ([`in_ids`]).
-    fn push_in<'b>(&'b self, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>;
+    /// After `FROM`: the ids as rows `a(value, key)`, `key` their place in the asked order
+    /// ([`AskedIds`]).
+    fn push_rows<'b>(&'b self, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>;
 }
 
 impl OneOf<Pg> for BoundIds {
@@ -129,10 +129,10 @@ impl OneOf<Pg> for BoundIds {
         Ok(())
     }
 
-    fn push_in<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("IN (SELECT unnest(");
+    fn push_rows<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("unnest(");
         out.push_bind_param::<Array<Text>, _>(self.texts())?;
-        out.push_sql("))");
+        out.push_sql(") WITH ORDINALITY AS a(value, key)");
         Ok(())
     }
 }
@@ -140,62 +140,39 @@ impl OneOf<Pg> for BoundIds {
 /// SQLite has no arrays: the ids are one JSON array, read back as rows by `json_each`.
 impl OneOf<Sqlite> for BoundIds {
     fn push_any<'b>(&'b self, out: &mut AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
-        self.push_in(out)
-    }
-
-    fn push_in<'b>(&'b self, out: &mut AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         out.push_sql("IN (SELECT value FROM json_each(");
         out.push_bind_param::<Text, _>(self.json())?;
         out.push_sql("))");
         Ok(())
     }
-}
 
-/// `column IN (SELECT unnest($n))` with the ids bound, as an expression of Diesel's query builder
-/// in a typed query Diesel keeps (a `dsl::sql` fragment is never kept); on SQLite `column IN
-/// (SELECT value FROM json_each(?))`, one JSON array bound. For a
-/// statement PostgreSQL keeps one generic plan of: there `= ANY($n)` of a bound array searches the
-/// array linearly for every row a scan reads (a hundred ids over a small table: ten thousand
-/// comparisons), while the semi-join probes a hash or an index per id.
-pub(crate) struct InIds<C> {
-    column: C,
-    ids: BoundIds,
-}
-
-/// `column` is one of `ids`.
-pub(crate) fn in_ids<C>(column: C, ids: &[Uuid]) -> InIds<C> {
-    InIds {
-        column,
-        ids: BoundIds::new(ids),
+    /// `json_each` of an array has the columns `key` (the element's index) and `value`.
+    fn push_rows<'b>(&'b self, out: &mut AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("json_each(");
+        out.push_bind_param::<Text, _>(self.json())?;
+        out.push_sql(") AS a");
+        Ok(())
     }
 }
 
-impl<C> Expression for InIds<C> {
-    type SqlType = Bool;
+/// The asked ids as the rows `a(value, key)` of a statement's `FROM`, `value` the id's text and
+/// `key` its place in the asked order (ascending): one bound text array on PostgreSQL
+/// (`unnest … WITH ORDINALITY`), one bound JSON array on SQLite (`json_each`), so the text is the
+/// same for any ids and the statement is kept.
+pub(crate) struct AskedIds(BoundIds);
+
+impl AskedIds {
+    pub(crate) fn new(ids: &[Uuid]) -> Self {
+        Self(BoundIds::new(ids))
+    }
 }
 
-impl<C: QueryId> QueryId for InIds<C> {
-    type QueryId = InIds<C::QueryId>;
-    // The text depends only on the column: the ids are one bound array.
-    const HAS_STATIC_QUERY_ID: bool = C::HAS_STATIC_QUERY_ID;
-}
-
-impl<C: ValidGrouping<GB>, GB> ValidGrouping<GB> for InIds<C> {
-    type IsAggregate = C::IsAggregate;
-}
-
-impl<C: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for InIds<C> {}
-
-impl<C: SelectableExpression<QS>, QS> SelectableExpression<QS> for InIds<C> {}
-
-impl<DB: Backend, C: QueryFragment<DB>> QueryFragment<DB> for InIds<C>
+impl<DB: Backend> QueryFragment<DB> for AskedIds
 where
     BoundIds: OneOf<DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.column.walk_ast(out.reborrow())?;
-        out.push_sql(" ");
-        self.ids.push_in(&mut out)
+        self.0.push_rows(&mut out)
     }
 }
 

@@ -16,43 +16,19 @@ use diesel::sqlite::Sqlite;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::{JoinedPage, Limit, PageRequest};
 use roastery_domain::stock::LotKind;
-use roastery_ports::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
+use roastery_ports::listing::{ListingRepo, RenderedItem, WrittenLots};
 use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::StoreResult;
 use uuid::Uuid;
 
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
-use crate::id_set::in_ids;
+use crate::id_set::AskedIds;
 use crate::newest_first::{Form, Name, position, walk_after};
 use crate::row::{LiteralLimit, StoredUuid, uuid};
 use crate::schema::{blended_lots, green_lots, roasted_lots};
 use crate::store::DieselTx;
 use crate::time::{StoredInstant, from_db, to_db};
-
-/// One stored item with its sort key, as the by-ids read keeps it; `item` is NULL until
-/// rendered.
-#[derive(Queryable)]
-struct ItemRow {
-    #[diesel(deserialize_as = StoredInstant)]
-    at: NaiveDateTime,
-    #[diesel(deserialize_as = StoredUuid)]
-    id: Uuid,
-    item: Option<String>,
-}
-
-/// Every row's item, or `None` when one is missing.
-fn items(rows: Vec<ItemRow>) -> Option<Vec<ListingItem>> {
-    rows.into_iter()
-        .map(|row| {
-            Some(ListingItem {
-                id: row.id,
-                at: from_db(row.at),
-                json: row.item?,
-            })
-        })
-        .collect()
-}
 
 /// A newest-first page of `(sort instant, id, item)` rows of a lot table, filtered on
 /// `from_column >= from`, one row more than the page holds. Its text is written directly rather
@@ -161,6 +137,68 @@ impl ItemText for Pg {
     /// storing it: no second check.
     fn item_text<R>(value: Self::RawValue<'_>, read: impl FnOnce(&[u8]) -> R) -> R {
         read(value.as_bytes())
+    }
+}
+
+/// The stored items of the roasted lots among asked ids, in the asked order: the ids' rows
+/// joined to the lots by id (an id of no lot has no row), sorted by the ids' places.
+struct FoundItems {
+    ids: AskedIds,
+    page: PageRequest,
+}
+
+impl FoundItems {
+    /// The page's items, or `None` when one is missing.
+    fn read(self, conn: &mut AnyConnection) -> StoreResult<Option<JoinedPage>> {
+        on_backend!(conn, |c| join_found(c, self))
+    }
+}
+
+/// [`join_rows`] for [`FoundItems`]: the rows before the page's start passed over unread, each
+/// item of the page copied into its buffer, in the asked order as the rows come.
+fn join_found<C>(conn: &mut C, query: FoundItems) -> StoreResult<Option<JoinedPage>>
+where
+    C: LoadConnection,
+    C::Backend: ItemText + diesel::expression::QueryMetadata<<FoundItems as Query>::SqlType>,
+    FoundItems: QueryFragment<C::Backend>,
+{
+    let mut page = JoinedPage::found(&query.page).map_err(|e| corrupt("by-ids page", e))?;
+    for row in conn.load(query).store()? {
+        let row = row.store()?;
+        if page.is_full() {
+            page.more();
+            break;
+        }
+        if page.skip_found() {
+            continue;
+        }
+        let item = row.get(0);
+        let Some(value) = item.as_ref().and_then(|f| f.value()) else {
+            return Ok(None);
+        };
+        C::Backend::item_text(value, |json| page.push_found(json));
+    }
+    Ok(Some(page))
+}
+
+impl QueryId for FoundItems {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for FoundItems {
+    type SqlType = Nullable<Text>;
+}
+
+impl<DB: Backend> QueryFragment<DB> for FoundItems
+where
+    AskedIds: QueryFragment<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("SELECT r.listing_item FROM ");
+        self.ids.walk_ast(out.reborrow())?;
+        out.push_sql(" JOIN roasted_lots AS r ON r.id = a.value ORDER BY a.key");
+        Ok(())
     }
 }
 
@@ -273,18 +311,16 @@ impl ListingRepo for DieselTx {
             .read(self.conn()?)
     }
 
-    fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>> {
-        let query = roasted_lots::table.select((
-            roasted_lots::roasted_date,
-            roasted_lots::id,
-            roasted_lots::listing_item,
-        ));
-        // A semi-join, not `= ANY($1)`: see `in_ids` (PostgreSQL keeps this statement's generic
-        // plan, in which `= ANY` searches the array linearly for every row read; SQLite keeps the
-        // statement, which with the ids written out it parsed at every call).
-        let query = query.filter(in_ids(roasted_lots::id, ids));
-        let rows: Vec<ItemRow> = on_backend!(self.conn()?, |c| query.load(c)).store()?;
-        Ok(items(rows))
+    fn roasted_lot_items_by_ids(
+        &mut self,
+        ids: &[Uuid],
+        page: &PageRequest,
+    ) -> StoreResult<Option<JoinedPage>> {
+        FoundItems {
+            ids: AskedIds::new(ids),
+            page: *page,
+        }
+        .read(self.conn()?)
     }
 
     fn blended_lot_items(
@@ -544,5 +580,56 @@ pub(crate) mod tests {
         assert_eq!(plans.len(), 1, "one kept statement: {plans:?}");
         assert!(plans[0].custom_plans <= 5, "{plans:?}");
         assert!(plans[0].generic_plans >= 7, "{plans:?}");
+    }
+
+    /// Roasted lots asked by id are read by one kept statement whose generic plan PostgreSQL
+    /// keeps, whatever the ids and their order, and come in the asked order.
+    #[test]
+    fn lots_by_ids_on_postgresql_keep_one_generic_plan_in_the_asked_order() {
+        use roastery_test_support::contract::roast::roasted;
+        let Some(db) = database::postgres("listing_by_ids_plan") else {
+            return;
+        };
+        let store = DieselStore::open(&db.url, Some(1)).unwrap();
+        let [here, _] = locations(&store);
+        let at = |n: i64| DateTime::from_timestamp(1_800_000_000 + n, 0).unwrap();
+        let lots: Vec<Uuid> = (1..=30)
+            .map(|n| roasted(&store, n, here.id, at(i64::try_from(n).unwrap()), None).id)
+            .collect();
+        store
+            .write(|tx| {
+                let items: Vec<_> = (lots.iter().enumerate())
+                    .map(|(n, id)| RenderedItem {
+                        id: *id,
+                        json: n.to_string(),
+                    })
+                    .collect();
+                Ok(tx.put_listing_items(LotKind::Roasted, &items)?)
+            })
+            .unwrap();
+        for round in 0..20usize {
+            // Every round asks for other lots in another order, with an unknown id among them.
+            let mut asked: Vec<Uuid> = (0..10).map(|i| lots[(round * 7 + i * 3) % 30]).collect();
+            asked.dedup();
+            asked.insert(round % 5, Uuid::from_u128(7));
+            let page = store
+                .read_statement(|tx| {
+                    Ok(tx.roasted_lot_items_by_ids(&asked, &PageRequest::default())?)
+                })
+                .unwrap()
+                .expect("kept");
+            let expected: Vec<String> = (asked.iter())
+                .filter_map(|id| lots.iter().position(|l| l == id))
+                .map(|n| n.to_string())
+                .collect();
+            assert_eq!(
+                std::str::from_utf8(page.items()).unwrap(),
+                expected.join(",")
+            );
+        }
+        let plans = plans(&store, &["listing_item", "ORDINALITY"]);
+        assert_eq!(plans.len(), 1, "one kept statement: {plans:?}");
+        assert!(plans[0].custom_plans <= 5, "{plans:?}");
+        assert!(plans[0].generic_plans >= 15, "{plans:?}");
     }
 }

@@ -535,8 +535,9 @@ fn an_orders_due_diligence_report_is_one_statement() {
 }
 
 /// The listing items of lots asked by id are read by one statement each database keeps,
-/// whatever the ids: a semi-join over one bound array (PostgreSQL) or JSON array (SQLite). (What
-/// it reads is the listing contract's, `contract::listing`, on every store.)
+/// whatever the ids: the ids joined as rows in the asked order, from one bound array
+/// (PostgreSQL) or JSON array (SQLite). (What it reads is the listing contract's,
+/// `contract::listing`, on every store.)
 #[test]
 fn items_by_ids_are_read_by_one_kept_statement() {
     use roastery_ports::Store;
@@ -544,13 +545,19 @@ fn items_by_ids_are_read_by_one_kept_statement() {
     record_statements();
     let sqlite = support::sqlite();
     let pg = support::postgres("statements_kept_by_ids");
-    let urls = std::iter::once((&sqlite.url, "IN (SELECT value FROM json_each(?))"))
-        .chain(pg.as_ref().map(|db| (&db.url, "IN (SELECT unnest($1))")));
+    let urls = std::iter::once((&sqlite.url, "FROM json_each(?) AS a JOIN")).chain(
+        pg.as_ref().map(|db| {
+            (
+                &db.url,
+                "FROM unnest($1) WITH ORDINALITY AS a(value, key) JOIN",
+            )
+        }),
+    );
     for (url, one_of_the_ids) in urls {
         let (app, g) = traced(url);
         let read = |ids: Vec<Uuid>| {
             app.store()
-                .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids)?))
+                .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids, &Default::default())?))
                 .unwrap();
         };
         let first = kept_by(|| read(vec![g.roasted[0].id]));

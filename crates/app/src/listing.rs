@@ -7,16 +7,16 @@ use chrono::{DateTime, Utc};
 use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::operation::Task;
-use roastery_domain::page::{self, JoinedPage, Page, PageRequest};
+use roastery_domain::page::{self, JoinedPage, PageRequest};
 use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
-use roastery_ports::listing::{ListingItem, ListingRender, ListingRepo, RenderedItem, WrittenLots};
+use roastery_ports::listing::{ListingRender, ListingRepo, RenderedItem, WrittenLots};
 use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::*;
 use roastery_ports::view::{BlendedLotView, GreenLotView};
 use uuid::Uuid;
 
-use crate::reference::{found_in_asked_order, location_ref};
+use crate::reference::location_ref;
 use crate::{AppError, Repos, Roastery, Store};
 
 /// The settings row naming the item version stored items were rendered with.
@@ -278,13 +278,6 @@ fn lock_lots(tx: &mut impl Repos, kind: LotKind, ids: &[Uuid]) -> Result<Written
 }
 
 /// The items' JSON, the page's position kept.
-fn json_page(page: Page<ListingItem>) -> Page<String> {
-    Page {
-        items: page.items.into_iter().map(|i| i.json).collect(),
-        next: page.next,
-    }
-}
-
 impl<S: Store> Roastery<S> {
     /// A keyset page of stored items read by `read`, or `None` when the store does not have
     /// them all.
@@ -330,15 +323,9 @@ impl<S: Store> Roastery<S> {
         &self,
         ids: Vec<Uuid>,
         page: PageRequest,
-    ) -> Result<Option<Page<String>>, AppError> {
+    ) -> Result<Option<JoinedPage>, AppError> {
         page::check_by_ids("filter.roastedLotIds", &ids, &page)?;
-        let Some(found) = self
-            .store
-            .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids)?))?
-        else {
-            return Ok(None);
-        };
-        let page = found_in_asked_order(&ids, found, |i| i.id, &page)?;
-        Ok(Some(json_page(page)))
+        self.store
+            .read_statement(|tx| Ok(tx.roasted_lot_items_by_ids(&ids, &page)?))
     }
 }

@@ -175,8 +175,10 @@ impl<T> Page<T> {
     }
 }
 
-/// A keyset page of items kept as JSON, joined into one buffer as its rows are read newest
-/// first, up to `limit + 1` of them: [`Page::from_overfetch`] for stored bytes. Each item is
+/// A page of items kept as JSON, joined into one buffer as its rows are read, up to
+/// `limit + 1` of them: a keyset page read newest first ([`JoinedPage::new`],
+/// [`Page::from_overfetch`] for stored bytes), or the records found for an asked id list read in
+/// the asked order ([`JoinedPage::found`], [`Page::from_found`] for stored bytes). Each item is
 /// copied once, into the buffer the answer is written from, and only the row that fills the page
 /// gives its position; a row after that only tells that another page exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,9 +188,14 @@ pub struct JoinedPage {
     items: Vec<u8>,
     last: Option<Position>,
     more: bool,
+    /// Of a by-ids page: how many found records pages before this one returned.
+    start: usize,
+    /// Of those, how many are still to be passed over.
+    to_skip: usize,
 }
 
 impl JoinedPage {
+    /// A keyset page, filled with [`JoinedPage::push`].
     pub fn new(limit: Limit) -> Self {
         Self {
             limit: limit.as_usize(),
@@ -196,7 +203,39 @@ impl JoinedPage {
             items: Vec::new(),
             last: None,
             more: false,
+            start: 0,
+            to_skip: 0,
         }
+    }
+
+    /// A by-ids page of `request`, filled with [`JoinedPage::push_found`] by each record found,
+    /// in the asked order; an error when its cursor is not a by-ids one.
+    pub fn found(request: &PageRequest) -> Result<Self, PageError> {
+        let start = request.index()?;
+        Ok(Self {
+            start,
+            to_skip: start,
+            ..Self::new(request.limit)
+        })
+    }
+
+    /// Passes over the next found record when an earlier page returned it: true when it is
+    /// passed over (its item is not needed), false when it is for [`JoinedPage::push_found`].
+    pub fn skip_found(&mut self) -> bool {
+        if self.to_skip == 0 {
+            return false;
+        }
+        self.to_skip = self.to_skip.saturating_sub(1);
+        true
+    }
+
+    /// Adds the next found record's item (after [`JoinedPage::skip_found`] said it is not
+    /// passed over); one past a full page is taken as [`JoinedPage::more`].
+    pub fn push_found(&mut self, item: &[u8]) {
+        let end = self.start.saturating_add(self.limit);
+        let position = Position::Index(u32::try_from(end).unwrap_or(u32::MAX));
+        self.push_at(item, || Ok::<_, std::convert::Infallible>(position))
+            .unwrap_or_else(|never| match never {});
     }
 
     /// Whether the page holds all its items: the next row read only tells that another page
@@ -213,21 +252,46 @@ impl JoinedPage {
         item: &[u8],
         position: impl FnOnce() -> Result<(DateTime<Utc>, Uuid), E>,
     ) -> Result<(), E> {
+        self.push_at(item, || {
+            position().map(|(at, id)| Position::Keyset { at, id })
+        })
+    }
+
+    fn push_at<E>(
+        &mut self,
+        item: &[u8],
+        position: impl FnOnce() -> Result<Position, E>,
+    ) -> Result<(), E> {
         if self.is_full() {
             self.more();
             return Ok(());
         }
         if self.count > 0 {
             self.items.push(b',');
+        } else {
+            self.reserve_like(item);
         }
         self.items.extend_from_slice(item);
         self.count = self.count.saturating_add(1);
         if self.is_full() {
-            let (at, id) = position()?;
-            self.last = Some(Position::Keyset { at, id });
+            self.last = Some(position()?);
         }
         Ok(())
     }
+
+    /// Room for a page of items the size of the first one (a page's items are alike), up to
+    /// [`JoinedPage::RESERVED`]: the buffer is not regrown a dozen times as the page fills.
+    fn reserve_like(&mut self, first: &[u8]) {
+        let page = first
+            .len()
+            .saturating_add(1)
+            .saturating_mul(self.limit)
+            .min(Self::RESERVED);
+        self.items.reserve(page);
+    }
+
+    /// The most room taken ahead for a page's items; beyond it the buffer grows as needed.
+    pub const RESERVED: usize = 64 * 1024;
 
     /// Notes a row after the full page: another page follows.
     pub fn more(&mut self) {
@@ -365,6 +429,75 @@ mod tests {
                 assert_eq!(asked, usize::from(count >= limit.as_usize()));
             }
         }
+    }
+
+    /// A by-ids page joined from the found records in the asked order keeps what
+    /// [`Page::from_found`] keeps: for every limit, start and number found, the same items and
+    /// the same next position, the records before the start passed over unread.
+    #[test]
+    fn a_found_page_keeps_what_a_page_of_found_records_keeps() {
+        let found: Vec<String> = (0..7).map(|i| format!("{{\"n\":{i}}}")).collect();
+        for limit in 1..=4 {
+            let limit = Limit::parse(Some(limit)).unwrap();
+            for start in 0..=8u32 {
+                let request = PageRequest {
+                    limit,
+                    after: (start > 0).then_some(Position::Index(start)),
+                };
+                for count in 0..=found.len() {
+                    let found = &found[..count];
+                    let mut joined = JoinedPage::found(&request).unwrap();
+                    let mut skipped = 0;
+                    for item in found {
+                        if joined.is_full() {
+                            joined.more();
+                            break;
+                        }
+                        if joined.skip_found() {
+                            skipped += 1;
+                            continue;
+                        }
+                        joined.push_found(item.as_bytes());
+                    }
+                    let page = Page::from_found(found.to_vec(), &request).unwrap();
+                    let what = format!("limit {limit:?}, start {start}, {count} found");
+                    assert_eq!(joined.items(), page.items.join(",").as_bytes(), "{what}");
+                    assert_eq!(joined.len(), page.items.len(), "{what}");
+                    assert_eq!(joined.next(), page.next, "{what}");
+                    assert_eq!(skipped, count.min(start as usize), "{what}");
+                }
+            }
+        }
+        let keyset = PageRequest {
+            limit: Limit::default(),
+            after: Some(Position::Keyset {
+                at: at(1),
+                id: Uuid::nil(),
+            }),
+        };
+        assert_eq!(JoinedPage::found(&keyset), Err(PageError::ForeignCursor));
+    }
+
+    /// The buffer is sized once by the first item for a page of alike items, and never sized
+    /// ahead past [`JoinedPage::RESERVED`] for one large item.
+    #[test]
+    fn a_joined_page_sizes_its_buffer_by_the_first_item() {
+        let limit = Limit::parse(Some(50)).unwrap();
+        let mut joined = JoinedPage::new(limit);
+        let item = [b'x'; 400];
+        let no_position = || Ok::<_, ()>((at(1), Uuid::nil()));
+        joined.push(&item, no_position).unwrap();
+        let buffer = joined.items().as_ptr();
+        for _ in 1..50 {
+            joined.push(&item, no_position).unwrap();
+        }
+        assert!(joined.is_full());
+        assert_eq!(joined.items().len(), 50 * 401 - 1);
+        assert_eq!(joined.items().as_ptr(), buffer, "the buffer was regrown");
+
+        let mut joined = JoinedPage::new(limit);
+        joined.push(&[b'y'; 5_000], no_position).unwrap();
+        assert!(joined.items.capacity() <= 2 * JoinedPage::RESERVED);
     }
 
     #[test]

@@ -32,16 +32,6 @@ pub trait ListingRender: Send + Sync + 'static {
     fn blended_lot(&self, view: &BlendedLotView) -> Result<String, StoreError>;
 }
 
-/// A lot and the stored item of its listings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListingItem {
-    pub id: Uuid,
-    /// The lot's sort instant in its listing (registration, roast or blend date).
-    pub at: DateTime<Utc>,
-    /// The item's JSON, as stored.
-    pub json: String,
-}
-
 /// The lots a unit of work wrote, each in the state it was last written in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WrittenLots {
@@ -105,8 +95,13 @@ pub trait ListingRepo {
         from: Option<DateTime<Utc>>,
         page: &PageRequest,
     ) -> StoreResult<Option<JoinedPage>>;
-    /// The stored lots among `ids`, in any order.
-    fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>>;
+    /// The page `page` (a by-ids one) of the stored lots among `ids`, in the asked order, ids of
+    /// no lot left out: [`JoinedPage::found`] filled as the rows are read.
+    fn roasted_lot_items_by_ids(
+        &mut self,
+        ids: &[Uuid],
+        page: &PageRequest,
+    ) -> StoreResult<Option<JoinedPage>>;
     /// Newest blend first, blended at or after `from`.
     fn blended_lot_items(
         &mut self,

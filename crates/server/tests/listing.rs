@@ -367,19 +367,16 @@ impl World {
         // By ids, newest first and an unknown id among them, in the asked order.
         let mut ids: Vec<Uuid> = self.roasted.iter().rev().copied().take(99).collect();
         ids.insert(ids.len() / 2, Uuid::now_v7());
-        let page = PageRequest::default();
-        let stored = app
-            .roasted_lot_listing_by_ids(ids.clone(), page)
-            .unwrap()
-            .expect("stored");
-        let domain = app.roasted_lots_by_ids(ids, page).unwrap();
-        let rendered: Vec<String> = domain
-            .items
-            .iter()
-            .map(|v| WireListing.roasted_lot(v).unwrap())
-            .collect();
-        assert_eq!(stored.items, rendered, "roasted lots by ids");
-        assert_eq!(stored.next, domain.next, "roasted lots by ids cursor");
+        for limit in [1, 7, 50, 100] {
+            let limit = Limit::parse(Some(limit)).unwrap();
+            pages_agree(
+                "roasted lots by ids",
+                limit,
+                |page| app.roasted_lot_listing_by_ids(ids.clone(), page).unwrap(),
+                |page| app.roasted_lots_by_ids(ids.clone(), page).unwrap(),
+                |v| WireListing.roasted_lot(v).unwrap(),
+            );
+        }
         let (checked, stale) = app.check_listing_items().unwrap();
         assert!(stale.is_empty(), "{stale:?}");
         assert!(

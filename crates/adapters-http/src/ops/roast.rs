@@ -8,7 +8,7 @@ use roastery_app::roast::{
 };
 use roastery_app::roast_log::ImportRoastLog;
 use roastery_domain::measure::{Measure, Unit};
-use roastery_domain::page::Page;
+use roastery_domain::page::{JoinedPage, Page};
 use roastery_domain::roast_curve::{self, DataPoint, RoastCurve};
 use roastery_domain::roast_details::RoastDetailsDraft;
 use roastery_ports::{AppError, Store};
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::call::{Ctx, StoredItems};
+use crate::call::Ctx;
 use crate::decode::decode;
 use crate::error::ApiError;
 use crate::wire::{
@@ -139,9 +139,9 @@ pub(super) async fn list_roasted_lots<S: Store>(
 
 /// A page of roasted lots: their stored items when the store has them all, else from the
 /// domain.
-async fn roasted_lots_page<S: Store, P: StoredItems>(
+async fn roasted_lots_page<S: Store>(
     ctx: Ctx<S>,
-    stored: impl FnOnce(&Roastery<S>) -> Result<Option<P>, AppError> + Send + 'static,
+    stored: impl FnOnce(&Roastery<S>) -> Result<Option<JoinedPage>, AppError> + Send + 'static,
     domain: impl FnOnce(&Roastery<S>) -> Result<Page<RoastedLotView>, AppError> + Send + 'static,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(stored) = ctx.read(stored).await? {

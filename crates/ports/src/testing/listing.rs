@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::store::MemTx;
 use crate::error::StoreError;
-use crate::listing::{ListingItem, ListingRepo, RenderedItem, WrittenLots};
+use crate::listing::{ListingRepo, RenderedItem, WrittenLots};
 use crate::lock::ForUpdate;
 use crate::repo::{GreenLotRepo, StoreResult};
 use roastery_domain::green_lot::GreenLot;
@@ -49,25 +49,6 @@ impl MemTx {
         Ok(Some(joined))
     }
 
-    fn items_of(
-        &self,
-        kind: LotKind,
-        rows: Vec<(DateTime<Utc>, Uuid)>,
-    ) -> StoreResult<Option<Vec<ListingItem>>> {
-        let mut items = Vec::with_capacity(rows.len());
-        for (at, id) in rows {
-            let Some(json) = self.data.listing.items.get(&(kind, id)) else {
-                return Ok(None);
-            };
-            items.push(ListingItem {
-                id,
-                at,
-                json: json.clone(),
-            });
-        }
-        Ok(Some(items))
-    }
-
     fn lot_ids(&self, kind: LotKind) -> Vec<Uuid> {
         match kind {
             LotKind::Green => self.data.green.lots.iter().map(|l| l.id).collect(),
@@ -102,12 +83,28 @@ impl ListingRepo for MemTx {
         self.item_page(LotKind::Roasted, rows, page)
     }
 
-    fn roasted_lot_items_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Option<Vec<ListingItem>>> {
-        let rows = (self.data.roast.lots.iter())
-            .filter(|l| ids.contains(&l.id))
-            .map(|l| (l.roasted_date, l.id))
-            .collect();
-        self.items_of(LotKind::Roasted, rows)
+    fn roasted_lot_items_by_ids(
+        &mut self,
+        ids: &[Uuid],
+        page: &PageRequest,
+    ) -> StoreResult<Option<JoinedPage>> {
+        let mut joined =
+            JoinedPage::found(page).map_err(|e| StoreError::Internal(e.to_string()))?;
+        let lots = &self.data.roast.lots;
+        for id in ids.iter().filter(|id| lots.iter().any(|l| l.id == **id)) {
+            if joined.is_full() {
+                joined.more();
+                break;
+            }
+            if joined.skip_found() {
+                continue;
+            }
+            let Some(json) = self.data.listing.items.get(&(LotKind::Roasted, *id)) else {
+                return Ok(None);
+            };
+            joined.push_found(json.as_bytes());
+        }
+        Ok(Some(joined))
     }
 
     fn blended_lot_items(

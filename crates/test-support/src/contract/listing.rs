@@ -195,21 +195,44 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
     })
     .unwrap();
     assert_eq!(joined(&page), "r2");
-    let mut by_ids = read(&store, |tx| tx.roasted_lot_items_by_ids(&[r1.id, r2.id])).unwrap();
-    by_ids.sort_by_key(|i| i.id);
-    assert_eq!(
-        by_ids.iter().map(|i| i.json.as_str()).collect::<Vec<_>>(),
-        ["r1", "r2"]
+    // By ids: in the asked order, an id of no lot left out, paged over the lots found.
+    let asked = [r1.id, Uuid::from_u128(99), r2.id];
+    let by_ids = |ids: &[Uuid], page: PageRequest| {
+        read(&store, |tx| tx.roasted_lot_items_by_ids(ids, &page))
+    };
+    let all = by_ids(&asked, first_page(10)).unwrap();
+    assert_eq!(joined(&all), "r1,r2");
+    assert_eq!((all.len(), all.next()), (2, None));
+    let reversed = by_ids(&[r2.id, r1.id], first_page(10)).unwrap();
+    assert_eq!(joined(&reversed), "r2,r1");
+    let first = by_ids(&asked, first_page(1)).unwrap();
+    assert_eq!(joined(&first), "r1");
+    assert_eq!(first.next(), Some(Position::Index(1)));
+    let second = PageRequest {
+        limit: Limit::parse(Some(1)).unwrap(),
+        after: first.next(),
+    };
+    let last = by_ids(&asked, second).unwrap();
+    assert_eq!(joined(&last), "r2");
+    assert_eq!(last.next(), None);
+    let past = PageRequest {
+        after: Some(Position::Index(5)),
+        ..second
+    };
+    assert!(by_ids(&asked, past).unwrap().is_empty());
+    assert!(
+        by_ids(&[Uuid::from_u128(98)], first_page(10))
+            .unwrap()
+            .is_empty()
     );
-    // Writing a roasted lot's stock clears its item: the by-ids read no longer has them all.
+    // Writing a roasted lot's stock clears its item: a page holding it is no longer stored; a
+    // page past it still is.
     write(&store, |tx| {
         let lot = tx.roasted_lot_for_update(r1.id)?.unwrap();
         tx.update_roasted_lot_stock(&lot)
     });
-    assert_eq!(
-        read(&store, |tx| tx.roasted_lot_items_by_ids(&[r1.id, r2.id])),
-        None
-    );
+    assert_eq!(by_ids(&asked, first_page(10)), None);
+    assert_eq!(joined(&by_ids(&asked, second).unwrap()), "r2");
 }
 
 /// A lot written with its item keeps that item and is not handed back for rendering; written
