@@ -16,6 +16,7 @@ use diesel::sqlite::Sqlite;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::{JoinedPage, Limit, PageRequest};
 use roastery_domain::stock::LotKind;
+use roastery_ports::error::StoreError;
 use roastery_ports::listing::{ListingRepo, RenderedItem, WrittenLots};
 use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::StoreResult;
@@ -162,7 +163,9 @@ where
     C::Backend: ItemText + diesel::expression::QueryMetadata<<FoundItems as Query>::SqlType>,
     FoundItems: QueryFragment<C::Backend>,
 {
-    let mut page = JoinedPage::found(&query.page).map_err(|e| corrupt("by-ids page", e))?;
+    // The use case checked the cursor's kind before reading.
+    let mut page =
+        JoinedPage::found(&query.page).map_err(|e| StoreError::Internal(e.to_string()))?;
     for row in conn.load(query).store()? {
         let row = row.store()?;
         if page.is_full() {
