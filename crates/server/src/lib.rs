@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod csv;
 pub mod eudr;
+pub mod log_text;
 pub mod log_writer;
 pub mod logs;
 pub mod map;

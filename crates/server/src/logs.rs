@@ -10,7 +10,9 @@
 //!   `record` and on every event.) The line is built in a buffer of the thread, and a span's text
 //!   in a buffer taken from a pool of the thread and given back when the span closes, so a request
 //!   allocates nothing for its log line (the writer copies it into a buffer it reuses) but the
-//!   registry's box holding the span's text.
+//!   registry's box holding the span's text. Strings and the timestamp are written by
+//!   [`crate::log_text`], which takes the short way for text with nothing to escape and for a
+//!   second already formatted.
 //! - `roastery serve` writes through a thread of its own ([`crate::log_writer`]): a request hands
 //!   its line over and goes on; the thread writes the lines to standard error in batches. When
 //!   standard error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`]
@@ -36,13 +38,12 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Registry;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
-use tracing_subscriber::fmt::format::Writer;
-use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::LogFormat;
+use crate::log_text::{Escaped, push_json_str, push_now};
 use crate::log_writer::{Dropped, Room, ThreadWriter, WriterGuard};
 
 /// The filter when `RUST_LOG` is unset. rustls warns for every client that sends an IP address as
@@ -274,8 +275,7 @@ fn give_back(mut text: String) {
 
 fn start_line(line: &mut String, level: &str) {
     line.push_str("{\"timestamp\":\"");
-    // Writing into a String cannot fail.
-    let _ = SystemTime.format_time(&mut Writer::new(&mut *line));
+    push_now(line);
     line.push_str("\",\"level\":\"");
     line.push_str(level);
     line.push_str("\",");
@@ -485,43 +485,6 @@ fn find_member(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
             .map_or(bytes.len(), |n| value + n)
     };
     Some(at - 2..end.min(bytes.len()))
-}
-
-fn push_json_str(out: &mut String, value: &str) {
-    out.push('"');
-    let _ = Escaped(out).write_str(value);
-    out.push('"');
-}
-
-/// Escapes what is written for the inside of a JSON string.
-struct Escaped<'a>(&'a mut String);
-
-impl fmt::Write for Escaped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        // Bytes, not chars: every byte of a multi-byte character is above 0x7f and kept as is.
-        let bytes = s.as_bytes();
-        let mut plain = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            let escape = match b {
-                b'"' => "\\\"",
-                b'\\' => "\\\\",
-                b'\n' => "\\n",
-                b'\r' => "\\r",
-                b'\t' => "\\t",
-                0..=0x1f => "",
-                _ => continue,
-            };
-            self.0.push_str(s.get(plain..i).unwrap_or_default());
-            if escape.is_empty() {
-                write!(self.0, "\\u{b:04x}")?;
-            } else {
-                self.0.push_str(escape);
-            }
-            plain = i + 1;
-        }
-        self.0.push_str(s.get(plain..).unwrap_or_default());
-        Ok(())
-    }
 }
 
 #[cfg(test)]
