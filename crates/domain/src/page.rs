@@ -291,7 +291,7 @@ impl JoinedPage {
     }
 
     /// The most room taken ahead for a page's items; beyond it the buffer grows as needed.
-    pub const RESERVED: usize = 64 * 1024;
+    const RESERVED: usize = 64 * 1024;
 
     /// Notes a row after the full page: another page follows.
     pub fn more(&mut self) {
