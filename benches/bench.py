@@ -246,9 +246,10 @@ def wrk(port, duration, connections, env):
     return numbers
 
 
-def paired_rounds(sides, duration, connections, pg=None):
-    """Two sides of one comparison measured in alternating rounds (a, b, b, a), so that both see
-    the same machine: a ratio read from the pair is not the ratio of two runs minutes apart.
+def paired_rounds(sides, duration, connections, pg=None, quartets=1):
+    """Two sides of one comparison measured in alternating rounds (a, b, b, a; `quartets` times),
+    so that both see the same machine: a ratio read from the pair is not the ratio of two runs
+    minutes apart.
     sides: {"a": (port, Popen, wrk env), "b": (...)}, in that order; returns each side's summed
     rate and server CPU per request (and with pg, (database URL, name), the CPU per request of
     each server's own PostgreSQL backends), "a"'s throughput as a share of "b"'s, and the non-2xx
@@ -257,7 +258,7 @@ def paired_rounds(sides, duration, connections, pg=None):
     first, second = list(sides)
     totals = {side: {"requests": 0, "us": 0, "cpu": 0.0, "pg_cpu": 0.0} for side in sides}
     failed = 0
-    for side in (first, second, second, first):
+    for side in (first, second, second, first) * quartets:
         port, proc, env = sides[side]
         cpu_before = cpu_seconds(proc.pid)
         pg_before = pg_backend_cpu(*pg, proc.pid) if pg else 0.0
@@ -268,7 +269,7 @@ def paired_rounds(sides, duration, connections, pg=None):
         totals[side]["requests"] += result["requests"]
         totals[side]["us"] += result["duration_us"]
         failed += result["non2xx"] + result["socket_errors"]
-    out = {"seconds": seconds, "errors": failed}
+    out = {"seconds": seconds, "rounds": 4 * quartets, "errors": failed}
     for side, t in totals.items():
         out[side] = {"rps": t["requests"] / (t["us"] / 1e6), "cpu_us": 1e6 * t["cpu"] / max(1, t["requests"]),
                      "pg_cpu_us": 1e6 * t["pg_cpu"] / max(1, t["requests"])}
@@ -539,9 +540,10 @@ def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
                                    target=(quiet_port, quiet))
                 if logs_on and logs_off:
                     page_env = scenario_env("", "inventory.green.listGreenLots", first, token)
+                    # Two quartets: a bar of 5% is within one quartet's round-to-round spread.
                     logs_on["paired"] = paired_rounds(
                         {"on": (port, server, page_env), "off": (quiet_port, quiet, page_env)},
-                        args.duration, args.connections)
+                        args.duration, args.connections, quartets=2)
             finally:
                 quiet.terminate()
                 quiet.wait()
@@ -553,7 +555,7 @@ def measure_database(kind, args, env, seed_env, cwd, notes, transports=None):
                 log(notes[-1])
                 paired = logs_on.get("paired")
                 if paired:
-                    notes.append(f"{kind}: the same two servers in alternating rounds (on, off, off, on; "
+                    notes.append(f"{kind}: the same two servers in alternating rounds (on, off, off, on, twice; "
                                  f"{paired['seconds']} s each): logs on {paired['on']['rps']:,.0f} req/s, "
                                  f"{paired['on']['cpu_us']:.0f} us server CPU/req; off {paired['off']['rps']:,.0f} "
                                  f"req/s, {paired['off']['cpu_us']:.0f} us/req: request logging costs "
