@@ -137,8 +137,29 @@ pub fn push_timestamp(out: &mut String, at: SystemTime) {
     out.push('Z');
 }
 
+/// `at` as RFC 3339 with microseconds; a clock beyond chrono's range (±262,000 years) is written
+/// as its end rather than panicking in the log line.
 fn rfc3339(at: SystemTime) -> String {
-    DateTime::<Utc>::from(at).to_rfc3339_opts(SecondsFormat::Micros, true)
+    let (secs, nanos) = match at.duration_since(UNIX_EPOCH) {
+        Ok(after) => (
+            i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+            after.subsec_nanos(),
+        ),
+        Err(before) => {
+            let before = before.duration();
+            let secs = i64::try_from(before.as_secs()).unwrap_or(i64::MAX);
+            match before.subsec_nanos() {
+                0 => (-secs, 0),
+                nanos => (-secs - 1, 1_000_000_000 - nanos),
+            }
+        }
+    };
+    let at = DateTime::<Utc>::from_timestamp(secs, nanos).unwrap_or(if secs < 0 {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    });
+    at.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
 #[cfg(test)]
@@ -154,6 +175,11 @@ mod tests {
     /// The byte-by-byte escaping the fast scan must agree with: the domain's JSON string.
     fn escaped_bytewise(s: &str) -> String {
         roastery_domain::geojson::json_string(s)
+    }
+
+    /// chrono's own RFC 3339 text of `at` (in its range), the reference for timestamps.
+    fn chrono_text(at: SystemTime) -> String {
+        DateTime::<Utc>::from(at).to_rfc3339_opts(SecondsFormat::Micros, true)
     }
 
     fn json(s: &str) -> String {
@@ -212,7 +238,7 @@ mod tests {
             let at = UNIX_EPOCH + Duration::new(secs, nanos);
             let mut out = String::new();
             push_timestamp(&mut out, at);
-            prop_assert_eq!(&out, &rfc3339(at));
+            prop_assert_eq!(&out, &chrono_text(at));
             // A second time: from the cached second.
             let mut again = String::new();
             push_timestamp(&mut again, at);
@@ -240,11 +266,29 @@ mod tests {
         for at in [early, late] {
             let mut out = String::new();
             push_timestamp(&mut out, at);
-            assert_eq!(out, rfc3339(at));
+            assert_eq!(out, chrono_text(at));
         }
         let mut out = String::new();
         push_timestamp(&mut out, early);
         assert_eq!(out, "1969-12-31T23:59:59.999999Z");
+    }
+
+    #[test]
+    fn a_clock_beyond_chronos_range_is_written_as_its_end() {
+        let far = UNIX_EPOCH + Duration::from_secs(10_000_000_000_000);
+        let mut out = String::new();
+        push_timestamp(&mut out, far);
+        assert_eq!(
+            out,
+            DateTime::<Utc>::MAX_UTC.to_rfc3339_opts(SecondsFormat::Micros, true)
+        );
+        let before = UNIX_EPOCH - Duration::from_secs(10_000_000_000_000);
+        let mut out = String::new();
+        push_timestamp(&mut out, before);
+        assert_eq!(
+            out,
+            DateTime::<Utc>::MIN_UTC.to_rfc3339_opts(SecondsFormat::Micros, true)
+        );
     }
 
     #[test]
