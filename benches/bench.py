@@ -269,7 +269,7 @@ def paired_rounds(sides, duration, connections, pg=None, quartets=1):
         totals[side]["requests"] += result["requests"]
         totals[side]["us"] += result["duration_us"]
         failed += result["non2xx"] + result["socket_errors"]
-    out = {"seconds": seconds, "rounds": 4 * quartets, "errors": failed}
+    out = {"seconds": seconds, "errors": failed}
     for side, t in totals.items():
         out[side] = {"rps": t["requests"] / (t["us"] / 1e6), "cpu_us": 1e6 * t["cpu"] / max(1, t["requests"]),
                      "pg_cpu_us": 1e6 * t["pg_cpu"] / max(1, t["requests"])}

@@ -89,14 +89,14 @@ thread_local! {
 /// `YYYY-MM-DDTHH:MM:SS.`
 const DATE_TIME_LEN: usize = 20;
 
-/// Appends the time now, as [`push_timestamp`].
+/// Appends the time now in UTC as RFC 3339 with microseconds, `2026-11-29T18:59:21.179003Z`.
 pub fn push_now(out: &mut String) {
     push_timestamp(out, SystemTime::now());
 }
 
 /// Appends `at` in UTC as RFC 3339 with microseconds, `2026-11-29T18:59:21.179003Z`, as
 /// `tracing-subscriber`'s `SystemTime` timer writes it.
-pub fn push_timestamp(out: &mut String, at: SystemTime) {
+fn push_timestamp(out: &mut String, at: SystemTime) {
     let Ok(since) = at.duration_since(UNIX_EPOCH) else {
         out.push_str(&rfc3339(at));
         return;
