@@ -1,5 +1,6 @@
 //! What observing one request costs (`cargo bench -p roastery-adapters-http --bench observe`):
-//! the request id, the operation label, the metrics and the span, without the log line itself.
+//! the request id, the operation label, the metrics and the request's context, without the log
+//! line itself.
 //! Plain timing loops so the bench needs no extra crate; results go in docs/performance.md.
 
 // A bench reports by printing.
@@ -8,9 +9,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use actix_web::http::StatusCode;
 use actix_web::http::header::{HeaderMap, HeaderValue};
+use actix_web::http::{Method, StatusCode};
 use roastery_adapters_http::metrics::{Metrics, operation_label};
+use roastery_adapters_http::request_context::{Answer, RequestContext};
 use roastery_adapters_http::request_id;
 
 const ROUNDS: u32 = 1_000_000;
@@ -59,12 +61,16 @@ fn main() {
     measure("metrics: count and time one request", || {
         metrics.record(operation_label(path), StatusCode::OK, black_box(elapsed));
     });
-    measure("all of it (id, label, metrics, span, header)", || {
+    measure("all of it (id, label, metrics, context, header)", || {
         let id = request_id::of(black_box(&without_id));
         let operation = operation_label(black_box(path));
-        let span = request_id::span(&id, operation, "POST", path);
+        let request = RequestContext::new(id.clone(), operation, Method::POST, path);
         metrics.record(operation, StatusCode::OK, black_box(elapsed));
-        span.record("status", 200u16);
+        request.answered(Answer {
+            status: 200,
+            latency_us: 1_800,
+        });
+        black_box(&request);
         let mut headers = HeaderMap::new();
         headers.insert(request_id::HEADER, id);
         black_box(headers);

@@ -55,7 +55,7 @@ pub async fn authenticate<S: Store>(
     if grant.is_expired_at(state.app.now()) {
         return Err(ApiError::unauthenticated("the access token has expired"));
     }
-    crate::request_id::record_client(&grant.client_id);
+    crate::request_context::record_client(&grant.client_id);
     Ok(grant)
 }
 

@@ -24,6 +24,7 @@ pub mod openapi;
 mod ops;
 pub mod outbound;
 pub mod rate_limit;
+pub mod request_context;
 pub mod request_id;
 mod routes;
 mod rpc;

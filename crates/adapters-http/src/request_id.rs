@@ -1,5 +1,6 @@
 //! `X-Request-Id`: the client's when it sent a valid one, else a new one; echoed on every response
-//! and carried by a tracing span around the request, so every log line of it names it.
+//! and carried by the request's context ([`crate::request_context`]), so every log line of it
+//! names it.
 
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -39,26 +40,6 @@ fn new_id() -> uuid::Uuid {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     let random: [u8; 10] = rand::random();
     uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid()
-}
-
-/// The span of one request; `client_id`, `status` and `latency_us` are recorded as they become
-/// known.
-pub fn span(id: &HeaderValue, operation: &'static str, method: &str, path: &str) -> tracing::Span {
-    tracing::info_span!(
-        "request",
-        request_id = id.to_str().unwrap_or_default(),
-        operation,
-        method,
-        path,
-        client_id = tracing::field::Empty,
-        status = tracing::field::Empty,
-        latency_us = tracing::field::Empty,
-    )
-}
-
-/// Names the authenticated client in the current request's span.
-pub fn record_client(client_id: &str) {
-    tracing::Span::current().record("client_id", client_id);
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The routes of the service and what wraps every call: request id, span and log line, metrics,
+//! The routes of the service and what wraps every call: request id, context and log line, metrics,
 //! the connection count while shutting down and HSTS; health, metrics, the token endpoint, the
 //! docs page, the OpenAPI document and the operations under `/rpc/v1/`.
 
@@ -10,10 +10,10 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, web};
 use futures_util::FutureExt;
 use roastery_ports::Store;
-use tracing::Instrument;
 
 use crate::connections::Connections;
 use crate::error;
+use crate::request_context::{Answer, InRequest, RequestContext};
 use crate::state::AppState;
 use crate::{docs_page, metrics, openapi, request_id, rpc, token, wire};
 
@@ -25,7 +25,8 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
             let started = Instant::now();
             let id = request_id::of(req.headers());
             let operation = metrics::operation_label(req.path());
-            let span = request_id::span(&id, operation, req.method().as_str(), req.path());
+            let request =
+                RequestContext::new(id.clone(), operation, req.method().clone(), req.path());
             let metrics = metrics.clone();
             let connections = req
                 .app_data::<web::Data<Connections>>()
@@ -34,7 +35,7 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                 .as_ref()
                 .zip(req.peer_addr())
                 .map(|(c, peer)| c.enter(peer));
-            srv.call(req).instrument(span.clone()).map(move |res| {
+            InRequest::new(request.clone(), srv.call(req)).map(move |res| {
                 drop(in_flight);
                 let elapsed = started.elapsed();
                 res.map(|mut res| {
@@ -42,12 +43,14 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, state: web::Data<AppSta
                     if let Some(metrics) = &metrics {
                         metrics.record(operation, status, elapsed);
                     }
-                    span.record("status", status.as_u16());
-                    span.record(
-                        "latency_us",
-                        u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-                    );
-                    span.in_scope(|| tracing::info!("request"));
+                    request.answered(Answer {
+                        status: status.as_u16(),
+                        latency_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+                    });
+                    {
+                        let _in = request.enter();
+                        tracing::info!("request");
+                    }
                     if connections.is_some_and(|c| c.shutting_down()) {
                         res.response_mut()
                             .head_mut()

@@ -232,7 +232,7 @@ async fn answer_plain_http(mut stream: TcpStream, head_timeout: Duration) {
         },
     })
     .unwrap_or_default();
-    // Every response carries a request id; this one never reached the request span.
+    // Every response carries a request id; this one never reached the routes that log requests.
     let id = crate::request_id::of(&Default::default());
     tracing::info!(
         request_id = id.to_str().unwrap_or_default(),

@@ -12,6 +12,7 @@ use crate::client_secret::SecretChecks;
 use crate::cursor::CursorCodec;
 use crate::error::ApiError;
 use crate::rate_limit::RateLimits;
+use crate::request_context;
 
 /// How long a bearer token's verification is reused. Revocation takes effect within this time
 /// (the contract allows 60 s).
@@ -156,11 +157,12 @@ impl<S: Store> AppState<S> {
             None => None,
         };
         let app = self.app.clone();
-        // The request's span follows the work, so the store's log lines carry the request id.
-        let span = tracing::Span::current();
+        // The request follows the work, so the store's log lines carry the request id.
+        let request = request_context::current();
         web::block(move || {
             let _turn = turn;
-            span.in_scope(|| work(&app))
+            let _request = request_context::Entered::new(request);
+            work(&app)
         })
         .await
         .map_err(ApiError::internal)?

@@ -258,7 +258,7 @@ async fn issue<S: Store>(
     .await;
     match issued {
         Ok(Ok(issued)) => {
-            crate::request_id::record_client(&issued.grant.client_id);
+            crate::request_context::record_client(&issued.grant.client_id);
             let expires_in = roastery_domain::account::TOKEN_LIFETIME.num_seconds();
             HttpResponse::Ok()
                 .insert_header(CacheControl(vec![CacheDirective::NoStore]))

@@ -3,16 +3,20 @@
 //!
 //! Every request writes one line, so this is on the path of every request and is kept cheap:
 //!
-//! - JSON lines are written by [`JsonLayer`]: a span's fields are formatted once, as JSON members,
-//!   when the span is created or a field is recorded (a recorded field is appended; one recorded
-//!   again replaces its old member in place), and an event copies them into its line as they are.
-//!   (The `json()` format of `tracing-subscriber` parses and re-serializes a span's fields on every
-//!   `record` and on every event.) The line is built in a buffer of the thread, and a span's text
-//!   in a buffer taken from a pool of the thread and given back when the span closes, so a request
-//!   allocates nothing for its log line (the writer copies it into a buffer it reuses) but the
-//!   registry's box holding the span's text. Strings and the timestamp are written by
-//!   [`crate::log_text`], which takes the short way for text with nothing to escape and for a
-//!   second already formatted.
+//! - A request is not a `tracing` span: the HTTP layer makes the request current on the thread
+//!   that works for it ([`request_context`]), and a line written meanwhile carries the request as
+//!   its `span` object (`"span":{"request_id":…,…,"name":"request"}`), the same text a span named
+//!   `request` with those fields gave. A span is registered, entered and left through the
+//!   registry on every poll of the request and its fields formatted as recorded: measured, that
+//!   was most of what logging cost a request (`docs/performance.md`, "The request log line").
+//! - JSON lines are written by [`JsonLayer`]. Outside a request, the current span's fields are
+//!   formatted once, as JSON members, when the span is created or a field is recorded (a recorded
+//!   field is appended; one recorded again replaces its old member in place), and an event copies
+//!   them into its line as they are. (The `json()` format of `tracing-subscriber` parses and
+//!   re-serializes a span's fields on every `record` and on every event.) The line is built in a
+//!   buffer of the thread, so a request allocates nothing for its log line (the writer copies it
+//!   into a buffer it reuses). Strings and the timestamp are written by [`crate::log_text`], which
+//!   takes the short way for text with nothing to escape and for a second already formatted.
 //! - `roastery serve` writes through a thread of its own ([`crate::log_writer`]): a request hands
 //!   its line over and goes on; the thread writes the lines to standard error in batches. When
 //!   standard error does not keep up (a stalled collector or terminal), up to [`BUFFERED_LINES`]
@@ -22,22 +26,25 @@
 //!   line still waiting. Other commands run once and may end with `exit`, so they write to
 //!   standard error directly.
 //!
-//! `pretty` lines are formatted by `tracing-subscriber`'s own format, which appends a recorded
-//! field to the span's text and does not re-format it per event; they go through the same writer.
+//! `pretty` lines are formatted by `tracing-subscriber`'s own format, with the current request
+//! written as its span would be ([`PrettyLines`]); they go through the same writer.
 
 use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::io::{self, Write as _};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use roastery_adapters_http::request_context::{self, RequestContext};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Subscriber};
+use tracing::{Event, Level, Subscriber};
 use tracing_log::NormalizeEvent;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Registry;
 use tracing_subscriber::filter::Targets;
-use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields};
+use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
+use tracing_subscriber::fmt::{FmtContext, MakeWriter};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -154,6 +161,7 @@ pub fn init(format: Option<LogFormat>, threaded: bool) -> anyhow::Result<LogGuar
             .with(
                 tracing_subscriber::fmt::layer()
                     .with_ansi(terminal)
+                    .event_format(PrettyLines::default())
                     .with_writer(writer),
             )
             .try_init()?,
@@ -326,11 +334,14 @@ where
             event.record(&mut JsonMembers::event(line));
             line.push_str("},\"target\":");
             push_json_str(line, meta.target());
+            let request = request_context::current();
             let span = event
                 .parent()
                 .and_then(|id| ctx.span(id))
                 .or_else(|| ctx.lookup_current());
-            if let Some(span) = span {
+            if let Some(request) = &request {
+                push_request(line, request);
+            } else if let Some(span) = span {
                 line.push_str(",\"span\":{");
                 if let Some(fields) = span.extensions().get::<SpanFields>() {
                     // The members without their leading comma, then the span's name.
@@ -354,6 +365,116 @@ where
         if written.is_err() {
             write(&mut String::new());
         }
+    }
+}
+
+/// The request as the line's span: `,"span":{"request_id":…,"operation":…,"method":…,"path":…,
+/// "client_id":…,"status":…,"latency_us":…,"name":"request"}`, the client and answer once known.
+fn push_request(line: &mut String, request: &RequestContext) {
+    line.push_str(",\"span\":{\"request_id\":");
+    push_json_str(line, request.id());
+    line.push_str(",\"operation\":");
+    push_json_str(line, request.operation());
+    line.push_str(",\"method\":");
+    push_json_str(line, request.method());
+    line.push_str(",\"path\":");
+    push_json_str(line, request.path());
+    if let Some(client_id) = request.client_id() {
+        line.push_str(",\"client_id\":");
+        push_json_str(line, client_id);
+    }
+    if let Some(answer) = request.answer() {
+        let _ = write!(
+            line,
+            ",\"status\":{},\"latency_us\":{}",
+            answer.status, answer.latency_us
+        );
+    }
+    line.push_str(",\"name\":\"request\"}");
+}
+
+/// `pretty` lines: `tracing-subscriber`'s full format, with the current request written as its
+/// span would be (`request{request_id="abc-1" … status=200 latency_us=887}: `) after the level.
+pub struct PrettyLines {
+    /// The rest of the line: spans, target and fields.
+    rest: format::Format<format::Full, ()>,
+    full: format::Format,
+}
+
+impl Default for PrettyLines {
+    fn default() -> Self {
+        Self {
+            rest: format::format().without_time().with_level(false),
+            full: format::format(),
+        }
+    }
+}
+
+impl<S, N> FormatEvent<S, N> for PrettyLines
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: format::Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let Some(request) = request_context::current() else {
+            return self.full.format_event(ctx, writer, event);
+        };
+        let ansi = writer.has_ansi_escapes();
+        let style = |code: &'static str| if ansi { code } else { "" };
+        let (bold, dimmed, italic, reset) = (
+            style("\x1b[1m"),
+            style("\x1b[2m"),
+            style("\x1b[3m"),
+            style("\x1b[0m"),
+        );
+        write!(writer, "{dimmed}")?;
+        if SystemTime.format_time(&mut writer).is_err() {
+            writer.write_str("<unknown time>")?;
+        }
+        write!(writer, "{reset} ")?;
+        let normalized = event.normalized_metadata();
+        let level = *normalized
+            .as_ref()
+            .unwrap_or_else(|| event.metadata())
+            .level();
+        let (color, name) = match level {
+            Level::TRACE => ("\x1b[35m", "TRACE"),
+            Level::DEBUG => ("\x1b[34m", "DEBUG"),
+            Level::INFO => ("\x1b[32m", " INFO"),
+            Level::WARN => ("\x1b[33m", " WARN"),
+            Level::ERROR => ("\x1b[31m", "ERROR"),
+        };
+        write!(writer, "{}{name}{reset} ", style(color))?;
+        write!(writer, "{bold}request{{{reset}")?;
+        let field = |writer: &mut format::Writer<'_>, first: bool, name: &str| {
+            let space = if first { "" } else { " " };
+            write!(writer, "{space}{italic}{name}{reset}{dimmed}={reset}")
+        };
+        field(&mut writer, true, "request_id")?;
+        write!(writer, "{:?}", request.id())?;
+        field(&mut writer, false, "operation")?;
+        write!(writer, "{:?}", request.operation())?;
+        field(&mut writer, false, "method")?;
+        write!(writer, "{:?}", request.method())?;
+        field(&mut writer, false, "path")?;
+        write!(writer, "{:?}", request.path())?;
+        if let Some(client_id) = request.client_id() {
+            field(&mut writer, false, "client_id")?;
+            write!(writer, "{client_id:?}")?;
+        }
+        if let Some(answer) = request.answer() {
+            field(&mut writer, false, "status")?;
+            write!(writer, "{}", answer.status)?;
+            field(&mut writer, false, "latency_us")?;
+            write!(writer, "{}", answer.latency_us)?;
+        }
+        write!(writer, "{bold}}}{reset}{dimmed}:{reset} ")?;
+        self.rest.format_event(ctx, writer, event)
     }
 }
 
@@ -491,6 +612,9 @@ fn find_member(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
 mod tests {
     use std::sync::{Arc, Mutex};
 
+    use actix_web::http::Method;
+    use actix_web::http::header::HeaderValue;
+    use roastery_adapters_http::request_context::Answer;
     use serde_json::Value;
 
     use super::*;
@@ -534,24 +658,43 @@ mod tests {
         out.lines()
     }
 
+    fn context(id: &str) -> Arc<RequestContext> {
+        RequestContext::new(
+            HeaderValue::from_str(id).unwrap(),
+            "inventory.green.listGreenLots",
+            Method::POST,
+            "/rpc/v1/inventory.green.listGreenLots",
+        )
+    }
+
     /// What the HTTP layer does for a request.
     fn request(id: &str, client: &str, status: u16) {
-        let span = tracing::info_span!(
-            "request",
-            request_id = id,
-            operation = "inventory.green.listGreenLots",
-            method = "POST",
-            path = "/rpc/v1/inventory.green.listGreenLots",
-            client_id = tracing::field::Empty,
-            status = tracing::field::Empty,
-            latency_us = tracing::field::Empty,
-        );
-        span.in_scope(|| {
-            tracing::Span::current().record("client_id", client);
+        let request = context(id);
+        {
+            let _in = request.enter();
+            request_context::record_client(client);
+        }
+        request.answered(Answer {
+            status,
+            latency_us: 1234,
         });
-        span.record("status", status);
-        span.record("latency_us", 1234u64);
-        span.in_scope(|| tracing::info!("request"));
+        let _in = request.enter();
+        tracing::info!("request");
+    }
+
+    /// Runs `work` with `pretty` logs (no colours) into a buffer; the text written.
+    fn pretty_logs(work: impl FnOnce()) -> String {
+        let out = Captured::default();
+        let (writer, guard) = LineWriter::thread(out.clone()).unwrap();
+        let subscriber = tracing_subscriber::registry().with(filter(None)).with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .event_format(PrettyLines::default())
+                .with_writer(writer),
+        );
+        tracing::subscriber::with_default(subscriber, work);
+        drop(guard);
+        String::from_utf8(out.0.lock().unwrap().clone()).unwrap()
     }
 
     #[test]
@@ -616,6 +759,107 @@ mod tests {
         assert_eq!(second["span"]["request_id"], "abc-1");
         assert_eq!(second["span"]["status"], 503);
         assert_eq!(second["fields"]["detail"], "Some(\"x,\\\"status\\\":9\")");
+    }
+
+    #[test]
+    fn a_line_of_a_request_before_its_answer_names_it_on_any_thread() {
+        let lines = json_logs(|| {
+            let request = context("early-1");
+            let _in = request.enter();
+            tracing::warn!("before authentication");
+            request_context::record_client("rc-7");
+            // Work on a blocking thread, as the HTTP layer hands it the request.
+            let carried = request_context::current();
+            let dispatch = tracing::dispatcher::get_default(|d| d.clone());
+            std::thread::spawn(move || {
+                tracing::dispatcher::with_default(&dispatch, || {
+                    let _in = request_context::Entered::new(carried);
+                    tracing::error!(detail = "x\"y", "store unavailable");
+                })
+            })
+            .join()
+            .unwrap();
+            // A span inside a request does not hide the request.
+            tracing::info_span!("inner", n = 1).in_scope(|| tracing::info!("in a span"));
+        });
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        for line in &lines {
+            let span = &line["span"];
+            assert_eq!(span["request_id"], "early-1", "{line}");
+            assert_eq!(span["operation"], "inventory.green.listGreenLots");
+            assert_eq!(span["name"], "request");
+            assert!(span.get("status").is_none(), "{line}");
+            assert!(span.get("latency_us").is_none(), "{line}");
+        }
+        assert!(lines[0]["span"].get("client_id").is_none(), "{}", lines[0]);
+        assert_eq!(lines[1]["span"]["client_id"], "rc-7");
+        assert_eq!(lines[1]["level"], "ERROR");
+        assert_eq!(lines[1]["fields"]["detail"], "x\"y");
+        assert_eq!(lines[2]["fields"]["message"], "in a span");
+    }
+
+    #[test]
+    fn the_request_line_is_the_text_a_request_span_gave() {
+        let out = Captured::default();
+        let (writer, guard) = LineWriter::thread(out.clone()).unwrap();
+        let subscriber = tracing_subscriber::registry().with(JsonLayer::new(writer));
+        tracing::subscriber::with_default(subscriber, || {
+            request("same-1", "rc-1", 201);
+            request_in_a_span("same-1", "rc-1", 201);
+        });
+        drop(guard);
+        let raw = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = raw
+            .lines()
+            .map(|l| l.split_once(",\"level\"").unwrap().1)
+            .collect();
+        assert_eq!(lines.len(), 2, "{raw}");
+        assert_eq!(lines[0], lines[1]);
+        assert!(
+            lines[0].ends_with(r#""span":{"request_id":"same-1","operation":"inventory.green.listGreenLots","method":"POST","path":"/rpc/v1/inventory.green.listGreenLots","client_id":"rc-1","status":201,"latency_us":1234,"name":"request"}}"#),
+            "{raw}"
+        );
+    }
+
+    /// The span the HTTP layer made before requests had a context of their own, and its line.
+    fn request_in_a_span(id: &str, client: &str, status: u16) {
+        let span = tracing::info_span!(
+            "request",
+            request_id = id,
+            operation = "inventory.green.listGreenLots",
+            method = "POST",
+            path = "/rpc/v1/inventory.green.listGreenLots",
+            client_id = tracing::field::Empty,
+            status = tracing::field::Empty,
+            latency_us = tracing::field::Empty,
+        );
+        span.record("client_id", client);
+        span.record("status", status);
+        span.record("latency_us", 1234u64);
+        span.in_scope(|| tracing::info!("request"));
+    }
+
+    #[test]
+    fn pretty_lines_name_the_request_as_its_span_did() {
+        let text = pretty_logs(|| {
+            request("pretty-1", "rc-1", 200);
+            request_in_a_span("pretty-1", "rc-1", 200);
+            tracing::info!(port = 8443u16, "listening");
+        });
+        let lines: Vec<(&str, &str)> = text.lines().map(|l| l.split_once(' ').unwrap()).collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        for (time, _) in &lines {
+            assert!(chrono::DateTime::parse_from_rfc3339(time).is_ok(), "{time}");
+        }
+        assert_eq!(
+            lines[0].1,
+            r#" INFO request{request_id="pretty-1" operation="inventory.green.listGreenLots" method="POST" path="/rpc/v1/inventory.green.listGreenLots" client_id="rc-1" status=200 latency_us=1234}: roastery_server::logs::tests: request"#
+        );
+        assert_eq!(lines[0].1, lines[1].1);
+        assert_eq!(
+            lines[2].1,
+            " INFO roastery_server::logs::tests: listening port=8443"
+        );
     }
 
     #[test]
