@@ -6,7 +6,8 @@
 //! - A request is not a `tracing` span: the HTTP layer makes the request current on the thread
 //!   that works for it ([`request_context`]), and a line written meanwhile carries the request as
 //!   its `span` object (`"span":{"request_id":…,…,"name":"request"}`), the same text a span named
-//!   `request` with those fields gave. A span is registered, entered and left through the
+//!   `request` with those fields gave. Within a request, the request is the line's span even
+//!   where a `tracing` span is entered too, so that every line of a request names it. A span is registered, entered and left through the
 //!   registry on every poll of the request and its fields formatted as recorded: measured, that
 //!   was most of what logging cost a request (`docs/performance.md`, "The request log line").
 //! - JSON lines are written by [`JsonLayer`]. Outside a request, the current span's fields are
