@@ -3,8 +3,8 @@
 //!
 //! The HTTP layer makes one [`RequestContext`] per request and makes it the thread's current
 //! request while the request's future is polled ([`InRequest`]) and while its blocking work runs
-//! ([`current`], [`Entered`]); the log layer of the binary writes the current request into every
-//! line ([`with_current`]). This is what a `tracing` span around the request did, at a fraction of
+//! ([`current`], [`Entered`]); the log layer of the binary writes the current request
+//! ([`current`]) into every line. This is what a `tracing` span around the request did, at a fraction of
 //! its cost: a span is registered, entered and left through the subscriber's registry on every
 //! poll, and its fields are formatted as they are recorded; a context is allocated once (with its
 //! path and, once known, its client), made current by setting a thread-local, and formatted only
@@ -92,12 +92,8 @@ thread_local! {
     static CURRENT: RefCell<Option<Arc<RequestContext>>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with the thread's current request, if any.
-pub fn with_current<R>(f: impl FnOnce(Option<&RequestContext>) -> R) -> R {
-    f(current().as_deref())
-}
-
-/// The thread's current request, for work that runs elsewhere (a blocking thread) on its behalf.
+/// The thread's current request: for its log lines, and for work that runs elsewhere (a blocking
+/// thread) on its behalf.
 pub fn current() -> Option<Arc<RequestContext>> {
     CURRENT
         .try_with(|current| current.try_borrow().ok().and_then(|c| c.clone()))
@@ -107,11 +103,9 @@ pub fn current() -> Option<Arc<RequestContext>> {
 
 /// Names the authenticated client in the current request; the first one named stays.
 pub fn record_client(client_id: &str) {
-    with_current(|request| {
-        if let Some(request) = request {
-            let _ = request.client_id.set(client_id.into());
-        }
-    });
+    if let Some(request) = current() {
+        let _ = request.client_id.set(client_id.into());
+    }
 }
 
 /// A request made current on this thread; dropping it makes the one before current again.
@@ -184,7 +178,7 @@ mod tests {
     }
 
     fn current_id() -> Option<String> {
-        with_current(|r| r.map(|r| r.id().to_owned()))
+        current().map(|r| r.id().to_owned())
     }
 
     #[test]

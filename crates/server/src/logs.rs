@@ -335,14 +335,15 @@ where
             event.record(&mut JsonMembers::event(line));
             line.push_str("},\"target\":");
             push_json_str(line, meta.target());
-            let request = request_context::current();
-            let span = event
+            // A tracing span is looked up only outside a request: within one, the request is
+            // the line's span.
+            if let Some(request) = request_context::current() {
+                push_request(line, &request);
+            } else if let Some(span) = event
                 .parent()
                 .and_then(|id| ctx.span(id))
-                .or_else(|| ctx.lookup_current());
-            if let Some(request) = &request {
-                push_request(line, request);
-            } else if let Some(span) = span {
+                .or_else(|| ctx.lookup_current())
+            {
                 line.push_str(",\"span\":{");
                 if let Some(fields) = span.extensions().get::<SpanFields>() {
                     // The members without their leading comma, then the span's name.
