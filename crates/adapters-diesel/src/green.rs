@@ -109,6 +109,33 @@ where
 }
 
 impl DieselTx {
+    /// Inserts a new green lot's row with its listing item (`None`: missing).
+    pub(crate) fn insert_green_lot_row(
+        &mut self,
+        lot: &GreenLot,
+        item: Option<&str>,
+    ) -> StoreResult<()> {
+        self.locked_origin = None;
+        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
+        match diesel::insert_into(green_lots::table)
+            .values((
+                GreenLotRow::from_domain(lot)?,
+                green_lots::listing_item.eq(item),
+            ))
+            .execute(self.conn()?)
+            .store()
+        {
+            // A concurrent transaction created the active lot of this origin at this location
+            // after this one looked for it: run the unit of work again, it will merge.
+            Err(StoreError::Duplicate(message))
+                if ONE_ACTIVE_PER_LOCATION.iter().any(|m| message.contains(m)) =>
+            {
+                Err(StoreError::Contention)
+            }
+            other => other.map(drop),
+        }
+    }
+
     /// Writes a green lot's row with its listing item (`None`: cleared).
     pub(crate) fn write_green_lot(
         &mut self,
@@ -162,27 +189,9 @@ impl GreenLotRepo for DieselTx {
     }
 
     fn insert_green_lot(&mut self, lot: &GreenLot) -> StoreResult<()> {
-        self.locked_origin = None;
-        self.record_change(Subject::new(Resource::GreenLot, lot.id), Change::Created);
         // The item is stored by the unit of work once the lot is written (see `listing`).
         self.written.green(lot);
-        match diesel::insert_into(green_lots::table)
-            .values((
-                GreenLotRow::from_domain(lot)?,
-                green_lots::listing_item.eq(None::<String>),
-            ))
-            .execute(self.conn()?)
-            .store()
-        {
-            // A concurrent transaction created the active lot of this origin at this location
-            // after this one looked for it: run the unit of work again, it will merge.
-            Err(StoreError::Duplicate(message))
-                if ONE_ACTIVE_PER_LOCATION.iter().any(|m| message.contains(m)) =>
-            {
-                Err(StoreError::Contention)
-            }
-            other => other.map(drop),
-        }
+        self.insert_green_lot_row(lot, None)
     }
 
     fn update_green_lot(&mut self, lot: &ForUpdate<GreenLot>) -> StoreResult<()> {

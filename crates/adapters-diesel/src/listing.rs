@@ -348,6 +348,11 @@ impl ListingRepo for DieselTx {
         self.write_green_lot(lot, Some(json))
     }
 
+    fn insert_green_lot_with_item(&mut self, lot: &GreenLot, json: &str) -> StoreResult<()> {
+        self.written.forget_green(lot.id);
+        self.insert_green_lot_row(lot, Some(json))
+    }
+
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {
         for item in items {
             let id = item.id.to_string();

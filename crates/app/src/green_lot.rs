@@ -167,7 +167,7 @@ impl<S: Store> Roastery<S> {
                 (id, tx.next_number("PG")?),
                 now,
             )?;
-            tx.insert_green_lot(&lot)?;
+            self.insert_green_lot_listed(tx, &lot)?;
             let movement = Movement::created(green_ref(lot.id), EntryKind::Import, lot.weight());
             tx.insert_ledger_entries(&self.ledger_entries(
                 Operation::ImportGreenLot,
@@ -217,7 +217,7 @@ impl<S: Store> Roastery<S> {
             let destination_lot = match transfer.destination {
                 TransferredTo::Created(lot) => {
                     self.update_green_lot_listed(tx, &source)?;
-                    tx.insert_green_lot(&lot)?;
+                    self.insert_green_lot_listed(tx, &lot)?;
                     *lot
                 }
                 TransferredTo::Merged(_) => {

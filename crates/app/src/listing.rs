@@ -145,6 +145,25 @@ impl<S: Store> Roastery<S> {
         Ok(())
     }
 
+    /// Inserts a new green lot together with its listing item rendered now: one statement and
+    /// one row version, where a lot inserted without its item has it stored by an update at the
+    /// end of the unit of work. For lots not written again in the same unit of work (a later
+    /// write clears the item, and it is stored at the end as usual).
+    pub(crate) fn insert_green_lot_listed(
+        &self,
+        tx: &mut S::Tx,
+        lot: &GreenLot,
+    ) -> Result<(), AppError> {
+        match &self.listing {
+            Some(render) => {
+                let json = green_lot_item(tx, &**render, lot)?;
+                tx.insert_green_lot_with_item(lot, &json)?;
+            }
+            None => tx.insert_green_lot(lot)?,
+        }
+        Ok(())
+    }
+
     /// Stores the items of the lots this unit of work wrote (their items were cleared when they
     /// were written), one statement per kind.
     pub(crate) fn store_listing_items(&self, tx: &mut S::Tx) -> Result<(), AppError> {

@@ -122,6 +122,13 @@ pub trait ListingRepo {
         lot: &ForUpdate<GreenLot>,
         json: &str,
     ) -> StoreResult<()>;
+    /// Inserts a new green lot as [`GreenLotRepo::insert_green_lot`] does, with `json`, its item
+    /// rendered from that state: one statement and one row version (a lot inserted with its item
+    /// missing has it stored by an update, which leaves a dead row version behind on
+    /// PostgreSQL), and the lot is not among the written lots whose items are still to be stored.
+    ///
+    /// [`GreenLotRepo::insert_green_lot`]: crate::repo::GreenLotRepo::insert_green_lot
+    fn insert_green_lot_with_item(&mut self, lot: &GreenLot, json: &str) -> StoreResult<()>;
     /// Stores the items of lots of `kind`, all in one statement.
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()>;
     /// Up to `limit` ids of lots of `kind` after `after` in id order whose item is missing (or

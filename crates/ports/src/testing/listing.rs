@@ -134,6 +134,13 @@ impl ListingRepo for MemTx {
         Ok(())
     }
 
+    fn insert_green_lot_with_item(&mut self, lot: &GreenLot, json: &str) -> StoreResult<()> {
+        self.insert_green_lot(lot)?;
+        self.written.forget_green(lot.id);
+        (self.data.listing.items).insert((LotKind::Green, lot.id), json.to_owned());
+        Ok(())
+    }
+
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {
         let known = self.lot_ids(kind);
         for item in items {

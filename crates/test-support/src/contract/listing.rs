@@ -235,6 +235,43 @@ pub fn items_are_paged_filtered_and_listed_for_rendering_in_id_order<S: Store>(s
     assert_eq!(joined(&by_ids(&asked, second).unwrap()), "r2");
 }
 
+/// A lot inserted with its item keeps that item, reads back as inserted, is listed with it and
+/// is not handed back for rendering; written again without one in the same unit of work, it
+/// loses the item and is handed back in that state.
+pub fn a_lot_inserted_with_its_item_keeps_it<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let a = green_lot(1, 0, &here);
+    let written = write(&store, |tx| {
+        tx.insert_green_lot_with_item(&a, r#"{"a":0}"#)?;
+        Ok(tx.take_written_lots())
+    });
+    assert!(written.is_empty(), "{written:?}");
+    assert_eq!(read(&store, |tx| tx.green_lot(a.id)), Some(a.clone()));
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Green, &[a.id])),
+        vec![(a.id, Some(r#"{"a":0}"#.to_owned()))]
+    );
+    let page = read(&store, |tx| tx.green_lot_items(None, &first_page(10))).unwrap();
+    assert_eq!(joined(&page), r#"{"a":0}"#);
+
+    let b = green_lot(2, 0, &here);
+    let written = write(&store, |tx| {
+        tx.insert_green_lot_with_item(&b, r#"{"b":0}"#)?;
+        let mut lot = tx.green_lot_for_update(b.id)?.unwrap();
+        lot.apply(|l| l.stock = Stock::restore(kg("5"), None))?;
+        tx.update_green_lot(&lot)?;
+        Ok(tx.take_written_lots())
+    });
+    assert_eq!(written.green.len(), 1);
+    assert_eq!(written.green[0].stock.weight(), kg("5"));
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Green, &[b.id])),
+        vec![(b.id, None)]
+    );
+}
+
 /// A lot written with its item keeps that item and is not handed back for rendering; written
 /// again without one in the same unit of work, it loses the item and is handed back as last
 /// written, so a stale item can never stay stored.

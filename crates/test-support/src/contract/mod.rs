@@ -73,6 +73,7 @@ macro_rules! store_contract {
             listing::a_written_lot_loses_its_item_and_is_handed_back_in_its_last_state,
             listing::items_are_paged_filtered_and_listed_for_rendering_in_id_order,
             listing::a_lot_written_with_its_item_keeps_it,
+            listing::a_lot_inserted_with_its_item_keeps_it,
             plan::planning_data_and_recipes_are_replaced_and_read_back,
             plan::recent_roasts_are_the_last_of_each_profile_and_on_hand_the_unconsumed,
             plan::open_demand_sums_the_bags_of_open_orders_up_to_a_date,
