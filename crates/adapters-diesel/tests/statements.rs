@@ -160,6 +160,19 @@ fn traced(url: &str) -> (Roastery<DieselStore>, Genealogy) {
     (app, g)
 }
 
+/// Draws the lot numbers the contract's genealogy holds (its lots are written with the first
+/// numbers, which the use cases' sequence would give again).
+fn skip_the_genealogys_numbers(app: &Roastery<DieselStore>) {
+    roastery_ports::Store::write(app.store(), |tx| {
+        use roastery_ports::repo::SystemRepo as _;
+        for _ in 0..100 {
+            tx.next_number("PG")?;
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
 /// The statements of traces of the contract's genealogy (green lots to roasts, a blend, orders
 /// and cuppings), both ways, and of a trace of no lot.
 fn trace_statements(url: &str) -> Vec<Vec<String>> {
@@ -347,15 +360,7 @@ fn a_merge_is_four_round_trips_on_postgresql() {
         })
         .unwrap()
     };
-    // The genealogy's lots hold the first numbers, which the use cases' sequence would give.
-    roastery_ports::Store::write(app.store(), |tx| {
-        use roastery_ports::repo::SystemRepo as _;
-        for _ in 0..100 {
-            tx.next_number("PG")?;
-        }
-        Ok(())
-    })
-    .unwrap();
+    skip_the_genealogys_numbers(&app);
     let created = transfer(); // creates the lot at the destination
     let statements = sql_of(|| {
         let merged = transfer();
@@ -612,15 +617,7 @@ fn new_lots_are_inserted_with_their_items(url: &str) {
         .lot
         .id
     };
-    // The genealogy's lots hold the first numbers, which the use cases' sequence would give.
-    roastery_ports::Store::write(app.store(), |tx| {
-        use roastery_ports::repo::SystemRepo as _;
-        for _ in 0..100 {
-            tx.next_number("PG")?;
-        }
-        Ok(())
-    })
-    .unwrap();
+    skip_the_genealogys_numbers(&app);
     let mut written = vec![import(0)]; // opens the connection first: not counted
     let imported = sql_of(|| {
         written.push(import(1));

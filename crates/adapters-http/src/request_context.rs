@@ -4,11 +4,11 @@
 //! The HTTP layer makes one [`RequestContext`] per request and makes it the thread's current
 //! request while the request's future is polled ([`InRequest`]) and while its blocking work runs
 //! ([`current`], [`Entered`]); the log layer of the binary writes the current request
-//! ([`current`]) into every line. This is what a `tracing` span around the request did, at a fraction of
-//! its cost: a span is registered, entered and left through the subscriber's registry on every
-//! poll, and its fields are formatted as they are recorded; a context is allocated once (with its
-//! path and, once known, its client), made current by setting a thread-local, and formatted only
-//! by the lines that are written.
+//! ([`current`]) into every line. This is what a `tracing` span around the request did, at a
+//! fraction of its cost: a span is registered, entered and left through the subscriber's registry
+//! on every poll, and its fields are formatted as they are recorded; a context is allocated once
+//! (with its path and, once known, its client), made current by setting a thread-local, and
+//! formatted only by the lines that are written.
 
 use std::cell::RefCell;
 use std::future::Future;

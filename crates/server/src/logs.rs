@@ -7,9 +7,10 @@
 //!   that works for it ([`request_context`]), and a line written meanwhile carries the request as
 //!   its `span` object (`"span":{"request_id":…,…,"name":"request"}`), the same text a span named
 //!   `request` with those fields gave. Within a request, the request is the line's span even
-//!   where a `tracing` span is entered too, so that every line of a request names it. A span is registered, entered and left through the
-//!   registry on every poll of the request and its fields formatted as recorded: measured, that
-//!   was most of what logging cost a request (`docs/performance.md`, "The request log line").
+//!   where a `tracing` span is entered too, so that every line of a request names it. A span is
+//!   registered, entered and left through the registry on every poll of the request and its
+//!   fields formatted as recorded: measured, that was most of what logging cost a request
+//!   (`docs/performance.md`, "The request log line").
 //! - JSON lines are written by [`JsonLayer`]. Outside a request, the current span's fields are
 //!   formatted once, as JSON members, when the span is created or a field is recorded (a recorded
 //!   field is appended; one recorded again replaces its old member in place), and an event copies
