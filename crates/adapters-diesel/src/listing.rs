@@ -11,7 +11,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::row::{Field, Row};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{Nullable, Text, Timestamp};
+use diesel::sql_types::{Array, Nullable, Text, Timestamp};
 use diesel::sqlite::Sqlite;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::{JoinedPage, Limit, PageRequest};
@@ -267,26 +267,38 @@ fn table_of(kind: LotKind) -> &'static str {
     }
 }
 
-/// A lot's listing item stored, as a statement each PostgreSQL connection prepares once and keeps
-/// (Diesel's builder never keeps an `UPDATE`; this one follows every write of a lot).
-struct KeptItemUpdate<'a> {
+/// The listing items of lots of one table stored, as one statement whatever their number: the
+/// ids and items bound as two text arrays and joined to the lots by id. Its text depends only on
+/// the table, so each PostgreSQL connection prepares it once and keeps it (Diesel's builder never
+/// keeps an `UPDATE`). The ids are distinct: PostgreSQL leaves which of two rows joined to one
+/// lot is written unspecified.
+struct KeptItemUpdates<'a> {
     table: &'static str,
-    id: &'a str,
-    json: &'a str,
+    ids: Vec<String>,
+    items: Vec<&'a str>,
 }
 
-kept_statement!(KeptItemUpdate);
+kept_statement!(KeptItemUpdates);
 
-impl QueryFragment<Pg> for KeptItemUpdate<'_> {
+impl QueryFragment<Pg> for KeptItemUpdates<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("UPDATE ");
         out.push_sql(self.table);
-        out.push_sql(" SET listing_item = ");
-        out.push_bind_param::<Text, _>(&self.json)?;
-        out.push_sql(" WHERE id = ");
-        out.push_bind_param::<Text, _>(&self.id)?;
+        out.push_sql(" AS t SET listing_item = v.item FROM unnest(");
+        out.push_bind_param::<Array<Text>, _>(&self.ids)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.items)?;
+        out.push_sql(") AS v(id, item) WHERE t.id = v.id");
         Ok(())
     }
+}
+
+/// `items` with only the last of each lot's items: what storing them one after another leaves.
+fn last_of_each_lot(items: &[RenderedItem]) -> Vec<&RenderedItem> {
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    let mut last: Vec<&RenderedItem> = items.iter().rev().filter(|i| seen.insert(i.id)).collect();
+    last.reverse();
+    last
 }
 
 impl ListingRepo for DieselTx {
@@ -354,29 +366,36 @@ impl ListingRepo for DieselTx {
     }
 
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        if let AnyConnection::Postgresql(c) = self.conn()? {
+            // One round trip for the unit of work's items of this kind.
+            let items = last_of_each_lot(items);
+            return KeptItemUpdates {
+                table: table_of(kind),
+                ids: items.iter().map(|i| i.id.to_string()).collect(),
+                items: items.iter().map(|i| i.json.as_str()).collect(),
+            }
+            .execute(c)
+            .map(drop)
+            .store();
+        }
+        // SQLite runs in the process: a statement per item costs no round trip.
         for item in items {
             let id = item.id.to_string();
-            match self.conn()? {
-                AnyConnection::Postgresql(c) => KeptItemUpdate {
-                    table: table_of(kind),
-                    id: &id,
-                    json: &item.json,
-                }
-                .execute(c),
-                conn => {
-                    let json = Some(item.json.as_str());
-                    match kind {
-                        LotKind::Green => diesel::update(green_lots::table.find(id))
-                            .set(green_lots::listing_item.eq(json))
-                            .execute(conn),
-                        LotKind::Roasted => diesel::update(roasted_lots::table.find(id))
-                            .set(roasted_lots::listing_item.eq(json))
-                            .execute(conn),
-                        LotKind::Blended => diesel::update(blended_lots::table.find(id))
-                            .set(blended_lots::listing_item.eq(json))
-                            .execute(conn),
-                    }
-                }
+            let json = Some(item.json.as_str());
+            let conn = self.conn()?;
+            match kind {
+                LotKind::Green => diesel::update(green_lots::table.find(id))
+                    .set(green_lots::listing_item.eq(json))
+                    .execute(conn),
+                LotKind::Roasted => diesel::update(roasted_lots::table.find(id))
+                    .set(roasted_lots::listing_item.eq(json))
+                    .execute(conn),
+                LotKind::Blended => diesel::update(blended_lots::table.find(id))
+                    .set(blended_lots::listing_item.eq(json))
+                    .execute(conn),
             }
             .store()?;
         }
@@ -516,6 +535,20 @@ pub(crate) mod tests {
                 .store()?)
             })
             .unwrap()
+    }
+
+    #[test]
+    fn of_two_items_of_one_lot_the_last_is_stored() {
+        let item = |id: u128, json: &str| RenderedItem {
+            id: Uuid::from_u128(id),
+            json: json.into(),
+        };
+        let items = [item(1, "a0"), item(2, "b"), item(1, "a1"), item(3, "c")];
+        let kept: Vec<&str> = last_of_each_lot(&items)
+            .iter()
+            .map(|i| i.json.as_str())
+            .collect();
+        assert_eq!(kept, ["b", "a1", "c"]);
     }
 
     /// The first page of a listing on PostgreSQL is one kept statement whose generic plan is

@@ -660,3 +660,106 @@ fn new_green_lots_are_inserted_with_their_items() {
         new_lots_are_inserted_with_their_items(&db.url);
     }
 }
+
+/// How many statements of `statements` store listing items of several lots at once.
+fn item_batches(statements: &[String]) -> usize {
+    statements
+        .iter()
+        .filter(|s| s.contains("SET listing_item = v.item"))
+        .count()
+}
+
+/// The listing items a unit of work stores at its end are stored with one statement per kind of
+/// lot on PostgreSQL, however many lots it wrote (a roast of three green lots: the green lots'
+/// items in one, the roasted lot's in another), and so are those the store renders when it
+/// opens; on both databases the items stored are the ones rendered from the lots.
+fn items_are_stored_one_statement_per_kind(url: &str, postgres: bool) {
+    let (app, _) = traced(url);
+    let app = app.rendering_listings(Arc::new(Numbers));
+    skip_the_genealogys_numbers(&app);
+    roastery_ports::Store::write(app.store(), |tx| {
+        use roastery_ports::repo::SystemRepo as _;
+        for _ in 0..100 {
+            tx.next_number(roastery_domain::stock::LotKind::Roasted.prefix())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    // The genealogy's lots were written without a renderer: their items are missing, and are
+    // rendered now (a batch of each kind).
+    let rendered = sql_of(|| assert!(app.render_listing_items().unwrap() >= 5));
+    let green: Vec<Uuid> = (0..3)
+        .map(|n| {
+            app.import_green_lot(roastery_app::green_lot::ImportGreenLot {
+                name: Some(format!("Sidama {n}")),
+                external_id: Some(format!("sidama-{n}")),
+                weight: roastery_app::green_lot::WeightInput {
+                    amount: rust_decimal::Decimal::from(30),
+                    unit: roastery_domain::weight::WeightUnit::Kg,
+                },
+                ico_number: None,
+                price: None,
+                location_id: None,
+                location_external_id: None,
+                projects: Vec::new(),
+                details: roastery_domain::green_lot_details::GreenLotDetails::default(),
+            })
+            .unwrap()
+            .lot
+            .id
+        })
+        .collect();
+    let kg = |n: i64| roastery_app::green_lot::WeightInput {
+        amount: rust_decimal::Decimal::from(n),
+        unit: roastery_domain::weight::WeightUnit::Kg,
+    };
+    let mut roasted = None;
+    let roast = sql_of(|| {
+        let recorded = app
+            .record_roast(roastery_app::roast::RecordRoast {
+                name: "Sidama blend roast".into(),
+                location_id: Uuid::from_u128(1002),
+                roasted_date: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+                weight: kg(5),
+                green_lots: green.iter().map(|id| (*id, kg(2))).collect(),
+                profile_id: None,
+                details: None,
+                curves: Vec::new(),
+                projects: Vec::new(),
+            })
+            .unwrap();
+        roasted = Some(recorded.roasted_lot.lot.id);
+    });
+    if postgres {
+        assert_eq!(item_batches(&rendered), 3, "{rendered:#?}");
+        assert_eq!(item_batches(&roast), 2, "{roast:#?}");
+        let one_by_one = |s: &[String]| {
+            s.iter()
+                .filter(|s| s.contains("SET listing_item = $1"))
+                .count()
+        };
+        assert_eq!(one_by_one(&rendered) + one_by_one(&roast), 0, "{roast:#?}");
+    }
+    let (checked, stale) = app.check_listing_items().unwrap();
+    assert!(checked >= 9, "{url}: {checked} lots checked");
+    assert!(stale.is_empty(), "{url}: {stale:#?}");
+    let roasted = roasted.unwrap();
+    let stored = roastery_ports::Store::read(app.store(), |tx| {
+        use roastery_ports::listing::ListingRepo as _;
+        Ok(tx.stored_listing_items(roastery_domain::stock::LotKind::Roasted, &[roasted])?)
+    })
+    .unwrap();
+    assert!(
+        matches!(stored.as_slice(), [(id, Some(item))] if *id == roasted && !item.is_empty()),
+        "{url}: {stored:?}"
+    );
+}
+
+#[test]
+fn listing_items_are_stored_one_statement_per_kind() {
+    record_statements();
+    items_are_stored_one_statement_per_kind(&support::sqlite().url, false);
+    if let Some(db) = support::postgres("statements_item_batches") {
+        items_are_stored_one_statement_per_kind(&db.url, true);
+    }
+}

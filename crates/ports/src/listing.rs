@@ -129,7 +129,8 @@ pub trait ListingRepo {
     ///
     /// [`GreenLotRepo::insert_green_lot`]: crate::repo::GreenLotRepo::insert_green_lot
     fn insert_green_lot_with_item(&mut self, lot: &GreenLot, json: &str) -> StoreResult<()>;
-    /// Stores the items of lots of `kind`, all in one statement.
+    /// Stores the items of lots of `kind`, all in one statement where the database is a round
+    /// trip away. An item of no stored lot is not kept; of two items of one lot, the last.
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()>;
     /// Up to `limit` ids of lots of `kind` after `after` in id order whose item is missing (or
     /// every lot, when `all`).

@@ -40,9 +40,14 @@ pub fn a_written_lot_loses_its_item_and_is_handed_back_in_its_last_state<S: Stor
         tx.insert_green_lot(&b)?;
         let written = tx.take_written_lots();
         assert!(tx.take_written_lots().is_empty(), "taken once");
+        // A lot's item put twice in one call: the last one is kept, as if put one by one.
         tx.put_listing_items(
             LotKind::Green,
-            &[item(a.id, r#"{"a":1}"#), item(b.id, r#"{"b":1}"#)],
+            &[
+                item(a.id, r#"{"a":0}"#),
+                item(b.id, r#"{"b":1}"#),
+                item(a.id, r#"{"a":1}"#),
+            ],
         )?;
         Ok(written)
     });
