@@ -89,23 +89,34 @@ impl DieselTx {
     }
 }
 
+impl DieselTx {
+    /// Inserts a blended lot's row, with its listing item (`None`: missing), and its sources.
+    pub(crate) fn insert_blended_lot_row(
+        &mut self,
+        lot: &BlendedLot,
+        item: Option<&str>,
+    ) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
+        diesel::insert_into(blended_lots::table)
+            .values((
+                BlendedLotRow::from_domain(lot)?,
+                blended_lots::listing_item.eq(item),
+            ))
+            .execute(self.conn()?)
+            .store()?;
+        self.insert_sources(SourceTable::Blend, lot.id, &lot.sources)
+    }
+}
+
 impl BlendRepo for DieselTx {
     fn blended_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<BlendedLot>>> {
         roastery_ports::locked::blended_lot_for_update(self, id)
     }
 
     fn insert_blended_lot(&mut self, lot: &BlendedLot) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::BlendedLot, lot.id), Change::Created);
         // The item is stored by the unit of work once the lot is written (see `listing`).
         self.written.blended(lot);
-        diesel::insert_into(blended_lots::table)
-            .values((
-                BlendedLotRow::from_domain(lot)?,
-                blended_lots::listing_item.eq(None::<String>),
-            ))
-            .execute(self.conn()?)
-            .store()?;
-        self.insert_sources(SourceTable::Blend, lot.id, &lot.sources)
+        self.insert_blended_lot_row(lot, None)
     }
 
     fn blended_lot(&mut self, id: Uuid) -> StoreResult<Option<BlendedLot>> {

@@ -13,8 +13,10 @@ use diesel::row::{Field, Row};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{Array, Nullable, Text, Timestamp};
 use diesel::sqlite::Sqlite;
+use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::green_lot::GreenLot;
 use roastery_domain::page::{JoinedPage, Limit, PageRequest};
+use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::LotKind;
 use roastery_ports::error::StoreError;
 use roastery_ports::listing::{ListingRepo, RenderedItem, WrittenLots};
@@ -363,6 +365,16 @@ impl ListingRepo for DieselTx {
     fn insert_green_lot_with_item(&mut self, lot: &GreenLot, json: &str) -> StoreResult<()> {
         self.written.forget_green(lot.id);
         self.insert_green_lot_row(lot, Some(json))
+    }
+
+    fn insert_roasted_lot_with_item(&mut self, lot: &RoastedLot, json: &str) -> StoreResult<()> {
+        self.written.forget_roasted(lot.id);
+        self.insert_roasted_lot_row(lot, Some(json))
+    }
+
+    fn insert_blended_lot_with_item(&mut self, lot: &BlendedLot, json: &str) -> StoreResult<()> {
+        self.written.forget_blended(lot.id);
+        self.insert_blended_lot_row(lot, Some(json))
     }
 
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()> {

@@ -259,6 +259,25 @@ pub(crate) fn id_texts(ids: &[Uuid]) -> Vec<String> {
     ids.iter().map(Uuid::to_string).collect()
 }
 
+impl DieselTx {
+    /// Inserts a roasted lot's row, with its listing item (`None`: missing), and its sources.
+    pub(crate) fn insert_roasted_lot_row(
+        &mut self,
+        lot: &RoastedLot,
+        item: Option<&str>,
+    ) -> StoreResult<()> {
+        self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
+        diesel::insert_into(roasted_lots::table)
+            .values((
+                RoastedLotRow::from_domain(lot)?,
+                roasted_lots::listing_item.eq(item),
+            ))
+            .execute(self.conn()?)
+            .store()?;
+        self.insert_sources(SourceTable::Roast, lot.id, &lot.sources)
+    }
+}
+
 impl RoastRepo for DieselTx {
     fn roasted_lot_for_update(&mut self, id: Uuid) -> StoreResult<Option<ForUpdate<RoastedLot>>> {
         roastery_ports::locked::roasted_lot_for_update(self, id)
@@ -269,17 +288,9 @@ impl RoastRepo for DieselTx {
     }
 
     fn insert_roasted_lot(&mut self, lot: &RoastedLot) -> StoreResult<()> {
-        self.record_change(Subject::new(Resource::RoastedLot, lot.id), Change::Created);
         // The item is stored by the unit of work once the lot is written (see `listing`).
         self.written.roasted(lot);
-        diesel::insert_into(roasted_lots::table)
-            .values((
-                RoastedLotRow::from_domain(lot)?,
-                roasted_lots::listing_item.eq(None::<String>),
-            ))
-            .execute(self.conn()?)
-            .store()?;
-        self.insert_sources(SourceTable::Roast, lot.id, &lot.sources)
+        self.insert_roasted_lot_row(lot, None)
     }
 
     fn update_roasted_lot_stock(&mut self, lot: &ForUpdate<RoastedLot>) -> StoreResult<()> {

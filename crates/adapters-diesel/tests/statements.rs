@@ -591,6 +591,27 @@ fn green_lot_writes(statements: &[String]) -> (usize, usize) {
     )
 }
 
+/// Imports a green lot named `name` (its external id the same) of `kg` kilograms; its id.
+fn import_green_lot(app: &Roastery<DieselStore>, name: &str, kg: i64) -> Uuid {
+    app.import_green_lot(roastery_app::green_lot::ImportGreenLot {
+        name: Some(name.to_owned()),
+        external_id: Some(name.to_lowercase().replace(' ', "-")),
+        weight: roastery_app::green_lot::WeightInput {
+            amount: rust_decimal::Decimal::from(kg),
+            unit: roastery_domain::weight::WeightUnit::Kg,
+        },
+        ico_number: None,
+        price: None,
+        location_id: None,
+        location_external_id: None,
+        projects: Vec::new(),
+        details: roastery_domain::green_lot_details::GreenLotDetails::default(),
+    })
+    .unwrap()
+    .lot
+    .id
+}
+
 /// A green lot imported, or created by a transfer to a location where its origin has no lot, is
 /// inserted with its listing item: one statement and one row version for the new lot, not an
 /// insert and then an update that stores its item (on PostgreSQL a dead row version for each
@@ -598,25 +619,7 @@ fn green_lot_writes(statements: &[String]) -> (usize, usize) {
 fn new_lots_are_inserted_with_their_items(url: &str) {
     let (app, g) = traced(url);
     let app = app.rendering_listings(Arc::new(Numbers));
-    let import = |n: usize| {
-        app.import_green_lot(roastery_app::green_lot::ImportGreenLot {
-            name: Some(format!("Guji {n}")),
-            external_id: Some(format!("guji-{n}")),
-            weight: roastery_app::green_lot::WeightInput {
-                amount: rust_decimal::Decimal::from(60),
-                unit: roastery_domain::weight::WeightUnit::Kg,
-            },
-            ico_number: None,
-            price: None,
-            location_id: None,
-            location_external_id: None,
-            projects: Vec::new(),
-            details: roastery_domain::green_lot_details::GreenLotDetails::default(),
-        })
-        .unwrap()
-        .lot
-        .id
-    };
+    let import = |n: usize| import_green_lot(&app, &format!("Guji {n}"), 60);
     skip_the_genealogys_numbers(&app);
     let mut written = vec![import(0)]; // opens the connection first: not counted
     let imported = sql_of(|| {
@@ -671,16 +674,22 @@ fn item_batches(statements: &[String]) -> usize {
 
 /// The listing items a unit of work stores at its end are stored with one statement per kind of
 /// lot on PostgreSQL, however many lots it wrote (a roast of three green lots: the green lots'
-/// items in one, the roasted lot's in another), and so are those the store renders when it
-/// opens; on both databases the items stored are the ones rendered from the lots.
+/// items in one), and so are those the store renders when it opens; a new roasted or blended lot
+/// is inserted with its item (no update of its row). On both databases the items stored are the
+/// ones rendered from the lots.
 fn items_are_stored_one_statement_per_kind(url: &str, postgres: bool) {
     let (app, _) = traced(url);
     let app = app.rendering_listings(Arc::new(Numbers));
     skip_the_genealogys_numbers(&app);
     roastery_ports::Store::write(app.store(), |tx| {
         use roastery_ports::repo::SystemRepo as _;
-        for _ in 0..100 {
-            tx.next_number(roastery_domain::stock::LotKind::Roasted.prefix())?;
+        for kind in [
+            roastery_domain::stock::LotKind::Roasted,
+            roastery_domain::stock::LotKind::Blended,
+        ] {
+            for _ in 0..100 {
+                tx.next_number(kind.prefix())?;
+            }
         }
         Ok(())
     })
@@ -689,25 +698,7 @@ fn items_are_stored_one_statement_per_kind(url: &str, postgres: bool) {
     // rendered now (a batch of each kind).
     let rendered = sql_of(|| assert!(app.render_listing_items().unwrap() >= 5));
     let green: Vec<Uuid> = (0..3)
-        .map(|n| {
-            app.import_green_lot(roastery_app::green_lot::ImportGreenLot {
-                name: Some(format!("Sidama {n}")),
-                external_id: Some(format!("sidama-{n}")),
-                weight: roastery_app::green_lot::WeightInput {
-                    amount: rust_decimal::Decimal::from(30),
-                    unit: roastery_domain::weight::WeightUnit::Kg,
-                },
-                ico_number: None,
-                price: None,
-                location_id: None,
-                location_external_id: None,
-                projects: Vec::new(),
-                details: roastery_domain::green_lot_details::GreenLotDetails::default(),
-            })
-            .unwrap()
-            .lot
-            .id
-        })
+        .map(|n| import_green_lot(&app, &format!("Sidama {n}"), 30))
         .collect();
     let kg = |n: i64| roastery_app::green_lot::WeightInput {
         amount: rust_decimal::Decimal::from(n),
@@ -730,9 +721,40 @@ fn items_are_stored_one_statement_per_kind(url: &str, postgres: bool) {
             .unwrap();
         roasted = Some(recorded.roasted_lot.lot.id);
     });
+    let roasted_id = roasted.unwrap();
+    let blend = sql_of(|| {
+        app.create_blend(roastery_app::blend::CreateBlend {
+            name: "Sidama house blend".into(),
+            location_id: Uuid::from_u128(1002),
+            blended_date: DateTime::from_timestamp(1_800_000_100, 0).unwrap(),
+            roasted_lots: vec![(roasted_id, kg(1))],
+            projects: Vec::new(),
+        })
+        .unwrap();
+    });
+    let updates_of = |table: &str, s: &[String]| {
+        s.iter()
+            .filter(|s| {
+                s.replace(['"', '`'], "")
+                    .contains(&format!("UPDATE {table}"))
+            })
+            .count()
+    };
+    assert_eq!(updates_of("roasted_lots", &roast), 0, "{url}: {roast:#?}");
+    assert_eq!(updates_of("blended_lots", &blend), 0, "{url}: {blend:#?}");
+    assert!(
+        roast.iter().any(|s| s
+            .replace(['"', '`'], "")
+            .contains("INSERT INTO roasted_lots")
+            && s.contains("Sidama blend roast")),
+        "{url}: {roast:#?}"
+    );
     if postgres {
         assert_eq!(item_batches(&rendered), 3, "{rendered:#?}");
-        assert_eq!(item_batches(&roast), 2, "{roast:#?}");
+        // The green lots' items; the roasted lot inserted with its own.
+        assert_eq!(item_batches(&roast), 1, "{roast:#?}");
+        // The roasted lot taken from, written back without its item, then its item.
+        assert_eq!(item_batches(&blend), 1, "{blend:#?}");
         let one_by_one = |s: &[String]| {
             s.iter()
                 .filter(|s| s.contains("SET listing_item = $1"))
@@ -741,16 +763,15 @@ fn items_are_stored_one_statement_per_kind(url: &str, postgres: bool) {
         assert_eq!(one_by_one(&rendered) + one_by_one(&roast), 0, "{roast:#?}");
     }
     let (checked, stale) = app.check_listing_items().unwrap();
-    assert!(checked >= 9, "{url}: {checked} lots checked");
+    assert!(checked >= 10, "{url}: {checked} lots checked");
     assert!(stale.is_empty(), "{url}: {stale:#?}");
-    let roasted = roasted.unwrap();
     let stored = roastery_ports::Store::read(app.store(), |tx| {
         use roastery_ports::listing::ListingRepo as _;
-        Ok(tx.stored_listing_items(roastery_domain::stock::LotKind::Roasted, &[roasted])?)
+        Ok(tx.stored_listing_items(roastery_domain::stock::LotKind::Roasted, &[roasted_id])?)
     })
     .unwrap();
     assert!(
-        matches!(stored.as_slice(), [(id, Some(item))] if *id == roasted && !item.is_empty()),
+        matches!(stored.as_slice(), [(id, Some(item))] if *id == roasted_id && !item.is_empty()),
         "{url}: {stored:?}"
     );
 }

@@ -83,9 +83,11 @@ impl<S: Store> Roastery<S> {
                 lot.apply(|l| l.last_modified_at = now)?;
                 tx.update_roasted_lot_stock(lot)?;
             }
-            tx.insert_blended_lot(&blend)?;
+            // The lot as answered, its listing item rendered from it and stored with it.
+            let view = blended_view(tx, blend)?;
+            self.insert_blended_lot_listed(tx, &view)?;
             let blend_ref = TypedLotRef {
-                id: blend.id,
+                id: view.lot.id,
                 kind: LotKind::Blended,
             };
             let mut movements: Vec<Movement> = lots
@@ -105,14 +107,14 @@ impl<S: Store> Roastery<S> {
             movements.push(Movement::created(
                 blend_ref,
                 EntryKind::BlendOutput,
-                blend.stock.weight(),
+                view.lot.stock.weight(),
             ));
             tx.insert_ledger_entries(&self.ledger_entries(
                 Operation::CreateBlend,
                 now,
                 &movements,
             ))?;
-            blended_view(tx, blend)
+            Ok(view)
         })
     }
 

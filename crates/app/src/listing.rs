@@ -13,7 +13,7 @@ use roastery_domain::stock::LotKind;
 use roastery_ports::listing::{ListingRender, ListingRepo, RenderedItem, WrittenLots};
 use roastery_ports::lock::ForUpdate;
 use roastery_ports::repo::*;
-use roastery_ports::view::{BlendedLotView, GreenLotView};
+use roastery_ports::view::{BlendedLotView, GreenLotView, RoastedLotView};
 use uuid::Uuid;
 
 use crate::reference::location_ref;
@@ -160,6 +160,40 @@ impl<S: Store> Roastery<S> {
                 tx.insert_green_lot_with_item(lot, &json)?;
             }
             None => tx.insert_green_lot(lot)?,
+        }
+        Ok(())
+    }
+
+    /// Inserts a new roasted lot together with its listing item, rendered from `view` (the lot
+    /// as the unit of work answers it), as [`Self::insert_green_lot_listed`] inserts a green lot.
+    pub(crate) fn insert_roasted_lot_listed(
+        &self,
+        tx: &mut S::Tx,
+        view: &RoastedLotView,
+    ) -> Result<(), AppError> {
+        match &self.listing {
+            Some(render) => {
+                let json = render.roasted_lot(view)?;
+                tx.insert_roasted_lot_with_item(&view.lot, &json)?;
+            }
+            None => tx.insert_roasted_lot(&view.lot)?,
+        }
+        Ok(())
+    }
+
+    /// Inserts a new blended lot together with its listing item, rendered from `view`, as
+    /// [`Self::insert_green_lot_listed`] inserts a green lot.
+    pub(crate) fn insert_blended_lot_listed(
+        &self,
+        tx: &mut S::Tx,
+        view: &BlendedLotView,
+    ) -> Result<(), AppError> {
+        match &self.listing {
+            Some(render) => {
+                let json = render.blended_lot(view)?;
+                tx.insert_blended_lot_with_item(&view.lot, &json)?;
+            }
+            None => tx.insert_blended_lot(&view.lot)?,
         }
         Ok(())
     }

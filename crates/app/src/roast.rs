@@ -414,16 +414,18 @@ impl<S: Store> Roastery<S> {
                 written.push(lot.into_inner());
             }
             let green_lots = crate::green_lot::with_locations_of(tx, written)?;
-            tx.insert_roasted_lot(&roasted)?;
+            // The lot as answered, its listing item rendered from it and stored with it.
+            let roasted_lot = roasted_view(tx, roasted)?;
+            self.insert_roasted_lot_listed(tx, &roasted_lot)?;
             tx.insert_ledger_entries(&entries)?;
             if let Some(details) = details {
-                tx.insert_roast_details(roasted.id, details)?;
+                tx.insert_roast_details(roasted_lot.lot.id, details)?;
             }
             if !curves.is_empty() {
-                tx.insert_roast_curves(roasted.id, curves)?;
+                tx.insert_roast_curves(roasted_lot.lot.id, curves)?;
             }
             Ok(RecordedRoast {
-                roasted_lot: roasted_view(tx, roasted)?,
+                roasted_lot,
                 green_lots,
             })
         })

@@ -59,8 +59,18 @@ impl WrittenLots {
         keep_latest(&mut self.roasted, lot, |l| l.id);
     }
 
+    /// Forgets a written roasted lot: its item was stored with it.
+    pub fn forget_roasted(&mut self, id: Uuid) {
+        self.roasted.retain(|l| l.id != id);
+    }
+
     pub fn blended(&mut self, lot: &BlendedLot) {
         keep_latest(&mut self.blended, lot, |l| l.id);
+    }
+
+    /// Forgets a written blended lot: its item was stored with it.
+    pub fn forget_blended(&mut self, id: Uuid) {
+        self.blended.retain(|l| l.id != id);
     }
 }
 
@@ -129,6 +139,16 @@ pub trait ListingRepo {
     ///
     /// [`GreenLotRepo::insert_green_lot`]: crate::repo::GreenLotRepo::insert_green_lot
     fn insert_green_lot_with_item(&mut self, lot: &GreenLot, json: &str) -> StoreResult<()>;
+    /// Inserts a new roasted lot as [`RoastRepo::insert_roasted_lot`] does, with `json`, its
+    /// item, as [`Self::insert_green_lot_with_item`] inserts a green lot.
+    ///
+    /// [`RoastRepo::insert_roasted_lot`]: crate::repo::RoastRepo::insert_roasted_lot
+    fn insert_roasted_lot_with_item(&mut self, lot: &RoastedLot, json: &str) -> StoreResult<()>;
+    /// Inserts a new blended lot as [`BlendRepo::insert_blended_lot`] does, with `json`, its
+    /// item, as [`Self::insert_green_lot_with_item`] inserts a green lot.
+    ///
+    /// [`BlendRepo::insert_blended_lot`]: crate::repo::BlendRepo::insert_blended_lot
+    fn insert_blended_lot_with_item(&mut self, lot: &BlendedLot, json: &str) -> StoreResult<()>;
     /// Stores the items of lots of `kind`, all in one statement where the database is a round
     /// trip away. An item of no stored lot is not kept; of two items of one lot, the last.
     fn put_listing_items(&mut self, kind: LotKind, items: &[RenderedItem]) -> StoreResult<()>;

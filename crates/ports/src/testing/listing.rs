@@ -10,8 +10,10 @@ use super::store::MemTx;
 use crate::error::StoreError;
 use crate::listing::{ListingRepo, RenderedItem, WrittenLots};
 use crate::lock::ForUpdate;
-use crate::repo::{GreenLotRepo, StoreResult};
+use crate::repo::{BlendRepo, GreenLotRepo, RoastRepo, StoreResult};
+use roastery_domain::blended_lot::BlendedLot;
 use roastery_domain::green_lot::GreenLot;
+use roastery_domain::roasted_lot::RoastedLot;
 
 impl MemTx {
     /// Clears the item of a lot being written and remembers the lot.
@@ -138,6 +140,20 @@ impl ListingRepo for MemTx {
         self.insert_green_lot(lot)?;
         self.written.forget_green(lot.id);
         (self.data.listing.items).insert((LotKind::Green, lot.id), json.to_owned());
+        Ok(())
+    }
+
+    fn insert_roasted_lot_with_item(&mut self, lot: &RoastedLot, json: &str) -> StoreResult<()> {
+        self.insert_roasted_lot(lot)?;
+        self.written.forget_roasted(lot.id);
+        (self.data.listing.items).insert((LotKind::Roasted, lot.id), json.to_owned());
+        Ok(())
+    }
+
+    fn insert_blended_lot_with_item(&mut self, lot: &BlendedLot, json: &str) -> StoreResult<()> {
+        self.insert_blended_lot(lot)?;
+        self.written.forget_blended(lot.id);
+        (self.data.listing.items).insert((LotKind::Blended, lot.id), json.to_owned());
         Ok(())
     }
 

@@ -2,16 +2,18 @@
 //! handed back to the unit of work, items stored and paged as stored.
 
 use roastery_domain::page::{JoinedPage, Limit, PageRequest, Position};
+use roastery_domain::roasted_lot::RoastedLot;
 use roastery_domain::stock::{LotKind, Stock};
 use roastery_ports::Store;
 use roastery_ports::listing::{ListingRepo, RenderedItem};
 use roastery_ports::lock::LockedRow;
-use roastery_ports::repo::{GreenLotRepo, RoastRepo};
+use roastery_ports::repo::{BlendRepo, GreenLotRepo, RoastRepo, SystemRepo};
 use uuid::Uuid;
 
+use super::blend::blend;
 use super::fixtures::{at, read, write};
 use super::green_lot::{green_lot, kg, locations};
-use super::roast::roasted;
+use super::roast::{roast, roasted};
 
 fn item(id: Uuid, json: &str) -> RenderedItem {
     RenderedItem {
@@ -339,5 +341,68 @@ pub fn a_lot_written_with_its_item_keeps_it<S: Store>(store: S) {
         read(&store, |tx| tx
             .stored_listing_items(LotKind::Green, &[a.id])),
         vec![(a.id, Some(r#"{"a":10}"#.to_owned()))]
+    );
+}
+
+/// Roasted and blended lots inserted with their items keep them, read back as inserted (with
+/// their sources), are listed with them and are not handed back for rendering.
+pub fn roasted_and_blended_lots_inserted_with_their_items_keep_them<S: Store>(store: S) {
+    let [here, _] = locations(&store);
+    let sources = [
+        roasted(&store, 1, here.id, at(1), None),
+        roasted(&store, 2, here.id, at(1), None),
+    ];
+    let (r, b) = write(&store, |tx| {
+        let r = RoastedLot {
+            external_id: Some("roast-log-9".into()),
+            ..roast(9, tx.next_number("PR")?, here.id, at(5), &[(77, "20")])
+        };
+        let b = blend(
+            9,
+            tx.next_number("PB")?,
+            here.id,
+            at(6),
+            &[(&sources[0], "10"), (&sources[1], "6.5")],
+        );
+        tx.insert_roasted_lot_with_item(&r, r#"{"r":9}"#)?;
+        tx.insert_blended_lot_with_item(&b, r#"{"b":9}"#)?;
+        let written = tx.take_written_lots();
+        assert!(written.is_empty(), "{written:?}");
+        Ok((r, b))
+    });
+    assert_eq!(read(&store, |tx| tx.roasted_lot(r.id)), Some(r.clone()));
+    assert_eq!(read(&store, |tx| tx.blended_lot(b.id)), Some(b.clone()));
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Roasted, &[r.id])),
+        vec![(r.id, Some(r#"{"r":9}"#.to_owned()))]
+    );
+    assert_eq!(
+        read(&store, |tx| tx
+            .stored_listing_items(LotKind::Blended, &[b.id])),
+        vec![(b.id, Some(r#"{"b":9}"#.to_owned()))]
+    );
+    let roasted_page = read(&store, |tx| {
+        tx.roasted_lot_items(Some(at(5)), &first_page(10))
+    });
+    assert_eq!(roasted_page.as_ref().map(joined), Some(r#"{"r":9}"#));
+    let blended_page = read(&store, |tx| tx.blended_lot_items(None, &first_page(10)));
+    assert_eq!(blended_page.as_ref().map(joined), Some(r#"{"b":9}"#));
+    // The source lots were inserted without items: those are still to be rendered.
+    let mut missing = read(&store, |tx| {
+        tx.lots_to_render(LotKind::Roasted, false, None, 10)
+    });
+    missing.sort();
+    let mut expected = vec![sources[0].id, sources[1].id];
+    expected.sort();
+    assert_eq!(missing, expected);
+    assert!(
+        read(&store, |tx| tx.lots_to_render(
+            LotKind::Blended,
+            false,
+            None,
+            10
+        ))
+        .is_empty()
     );
 }

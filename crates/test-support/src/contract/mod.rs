@@ -74,6 +74,7 @@ macro_rules! store_contract {
             listing::items_are_paged_filtered_and_listed_for_rendering_in_id_order,
             listing::a_lot_written_with_its_item_keeps_it,
             listing::a_lot_inserted_with_its_item_keeps_it,
+            listing::roasted_and_blended_lots_inserted_with_their_items_keep_them,
             plan::planning_data_and_recipes_are_replaced_and_read_back,
             plan::recent_roasts_are_the_last_of_each_profile_and_on_hand_the_unconsumed,
             plan::open_demand_sums_the_bags_of_open_orders_up_to_a_date,
