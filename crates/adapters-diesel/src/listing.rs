@@ -563,6 +563,46 @@ pub(crate) mod tests {
         assert_eq!(kept, ["b", "a1", "c"]);
     }
 
+    /// Of two items of one lot sent in one call, PostgreSQL stores the last, whichever way it
+    /// joins the items to the lots: a hash join applies the last row of a lot it meets, a nested
+    /// loop over the items the first, so the store sends each lot's last item alone. Run with the
+    /// nested loop forced, the plan of a large table.
+    #[test]
+    fn of_two_items_of_one_lot_postgresql_stores_the_last_in_a_nested_loop() {
+        let Some((_db, store)) = listed_lots("listing_item_twice", 3) else {
+            return;
+        };
+        let ids = store
+            .read(|tx| Ok(tx.lots_to_render(LotKind::Green, true, None, 10)?))
+            .unwrap();
+        let (a, b) = (ids[0], ids[1]);
+        store
+            .write(|tx| {
+                diesel::sql_query("SET LOCAL enable_hashjoin = off")
+                    .execute(tx.conn()?)
+                    .store()?;
+                diesel::sql_query("SET LOCAL enable_mergejoin = off")
+                    .execute(tx.conn()?)
+                    .store()?;
+                let item = |id, json: &str| RenderedItem {
+                    id,
+                    json: json.into(),
+                };
+                Ok(tx.put_listing_items(
+                    LotKind::Green,
+                    &[item(a, "a0"), item(b, "b0"), item(a, "a1"), item(b, "b1")],
+                )?)
+            })
+            .unwrap();
+        let mut stored = store
+            .read(|tx| Ok(tx.stored_listing_items(LotKind::Green, &[a, b])?))
+            .unwrap();
+        stored.sort();
+        let mut expected = vec![(a, Some("a1".to_owned())), (b, Some("b1".to_owned()))];
+        expected.sort();
+        assert_eq!(stored, expected);
+    }
+
     /// The first page of a listing on PostgreSQL is one kept statement whose generic plan is
     /// kept too: after PostgreSQL's five trial custom plans, none is made again.
     #[test]
