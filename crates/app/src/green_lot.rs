@@ -177,9 +177,18 @@ impl<S: Store> Roastery<S> {
             Ok(GreenLotView { lot, location })
         });
         match result {
-            // A concurrent import of the same external id won the race.
-            Err(AppError::Store(StoreError::Duplicate(_))) => {
-                Err(GreenLotError::DuplicateExternalId(external_id).into())
+            // A unique key refused the write after the checks above passed. It is the client's
+            // duplicate only if a concurrent import of the same external id won the race; any
+            // other key stays the store's conflict.
+            Err(AppError::Store(StoreError::Duplicate(cause))) => {
+                let taken = self
+                    .store
+                    .read(|tx| Ok(tx.green_lot_by_external_id(&external_id)?.is_some()))?;
+                Err(if taken {
+                    GreenLotError::DuplicateExternalId(external_id).into()
+                } else {
+                    AppError::Store(StoreError::Duplicate(cause))
+                })
             }
             other => other,
         }
@@ -569,6 +578,48 @@ mod tests {
             .unwrap();
         assert_eq!(second.lot.number(), "PG-2");
         assert_eq!(second.lot.location_id, Some(s.berlin.id));
+    }
+
+    /// Ids that start over when told to, so the next import reuses a stored lot's id.
+    #[derive(Default)]
+    struct RewindableIds(std::sync::atomic::AtomicU64);
+
+    impl RewindableIds {
+        fn rewind(&self) {
+            self.0.store(0, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    impl roastery_ports::IdGen for RewindableIds {
+        fn new_id(&self) -> Uuid {
+            let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0000 | u128::from(n))
+        }
+
+        fn random_token(&self, bytes: usize) -> String {
+            "t".repeat(bytes)
+        }
+    }
+
+    /// A unique key other than the external id refusing the import is the store's conflict, not
+    /// the client's duplicate external id, and nothing is written.
+    #[test]
+    fn only_a_taken_external_id_is_reported_as_one() {
+        let ids = std::sync::Arc::new(RewindableIds::default());
+        let app = Roastery::new(
+            InMemoryStore::default(),
+            std::sync::Arc::new(ManualClock::default()),
+            ids.clone(),
+        );
+        app.import_green_lot(import("erp-1", kg("1"))).unwrap();
+        ids.rewind();
+        let err = app.import_green_lot(import("erp-2", kg("1"))).unwrap_err();
+        assert!(
+            matches!(err, AppError::Store(StoreError::Duplicate(_))),
+            "{err:?}"
+        );
+        assert_eq!(err.rule::<GreenLotError>(), None);
+        assert_eq!(all_lots(&app).len(), 1);
     }
 
     #[test]
