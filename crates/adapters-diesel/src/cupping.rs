@@ -21,12 +21,22 @@ use uuid::Uuid;
 use crate::error::{OrStoreError, corrupt};
 use crate::row::uuid;
 use crate::store::DieselTx;
-use crate::time::{from_db, to_db};
+use crate::time::{StoredInstant, from_db, to_db};
 
 use crate::schema::*;
 
-/// Most values bound in one `IN (...)` list, well below the limits of both databases.
-const IN_CHUNK: usize = 500;
+const COFFEES_OF_CUPPINGS: &str = "SELECT id, cupping_id, position, coffee_number, lot_id, \
+     lot_type FROM cupped_coffees WHERE cupping_id {ids} ORDER BY cupping_id, position";
+
+const CUPPINGS_BY_IDS: &str = "SELECT id, cupping_number, start_date, state, cupping_sheet \
+     FROM cuppings WHERE id {ids}";
+
+const RESULTS_OF_COFFEES: &str = "SELECT id, cupped_coffee_id, final_score, scoring_state, \
+     evaluator, note, sensorial_attributes, recorded_at FROM cupping_results \
+     WHERE cupped_coffee_id {ids} ORDER BY recorded_at, id";
+
+const SCORES_OF_COFFEES: &str = "SELECT cupped_coffee_id, final_score, scoring_state \
+     FROM cupping_results WHERE cupped_coffee_id {ids}";
 
 pub(crate) fn lot_type(kind: LotKind) -> &'static str {
     kind.reference_type()
@@ -41,17 +51,18 @@ pub(crate) fn micros(what: &str, value: rust_decimal::Decimal) -> StoreResult<i6
     to_micros(value).ok_or_else(|| corrupt(what, value))
 }
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, QueryableByName, Insertable)]
 #[diesel(table_name = cuppings)]
 struct CuppingRow {
     id: String,
     cupping_number: i64,
+    #[diesel(deserialize_as = StoredInstant)]
     start_date: chrono::NaiveDateTime,
     state: String,
     cupping_sheet: String,
 }
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, QueryableByName, Insertable)]
 #[diesel(table_name = cupped_coffees)]
 struct CoffeeRow {
     id: String,
@@ -62,7 +73,7 @@ struct CoffeeRow {
     lot_type: String,
 }
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, QueryableByName, Insertable)]
 #[diesel(table_name = cupping_results)]
 struct ResultRow {
     id: String,
@@ -72,7 +83,17 @@ struct ResultRow {
     evaluator: Option<String>,
     note: Option<String>,
     sensorial_attributes: String,
+    #[diesel(deserialize_as = StoredInstant)]
     recorded_at: chrono::NaiveDateTime,
+}
+
+/// A result's score, as the cupping's summary reads it.
+#[derive(QueryableByName)]
+#[diesel(table_name = cupping_results)]
+struct ScoreRow {
+    cupped_coffee_id: String,
+    final_score: i64,
+    scoring_state: String,
 }
 
 /// A sensorial attribute in its JSON column; the score in micro-units keeps it exact.
@@ -140,24 +161,25 @@ impl ResultRow {
 }
 
 impl DieselTx {
-    /// Rebuilds cuppings from their rows and the rows of their coffees, keeping the row order.
+    /// Rebuilds cuppings from their rows and the rows of their coffees (one kept statement,
+    /// whatever the number of cuppings), keeping the row order.
     fn restore_cuppings(&mut self, rows: Vec<CuppingRow>) -> StoreResult<Vec<Cupping>> {
-        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = rows
+            .iter()
+            .map(|r| uuid("cupping", &r.id))
+            .collect::<StoreResult<Vec<Uuid>>>()?;
         let mut coffees: HashMap<String, Vec<CuppedCoffee>> = HashMap::new();
-        for chunk in ids.chunks(IN_CHUNK) {
-            let coffee_rows: Vec<CoffeeRow> = cupped_coffees::table
-                .filter(cupped_coffees::cupping_id.eq_any(chunk))
-                .order((cupped_coffees::cupping_id, cupped_coffees::position))
-                .load(self.conn()?)
-                .store()?;
-            for row in coffee_rows {
-                let coffee = CuppedCoffee {
-                    id: uuid("cupped coffee", &row.id)?,
-                    number: row.coffee_number,
-                    lot: lot_ref(&row.lot_id, &row.lot_type)?,
-                };
-                coffees.entry(row.cupping_id).or_default().push(coffee);
-            }
+        let coffee_rows: Vec<CoffeeRow> = self.load_for_ids(COFFEES_OF_CUPPINGS, &ids)?;
+        for row in coffee_rows {
+            let coffee = CuppedCoffee {
+                id: uuid("cupped coffee", &row.id)?,
+                number: row.coffee_number,
+                lot: lot_ref(&row.lot_id, &row.lot_type)?,
+            };
+            coffees.entry(row.cupping_id).or_default().push(coffee);
         }
         rows.into_iter()
             .map(|row| {
@@ -281,16 +303,10 @@ impl CuppingRepo for DieselTx {
     }
 
     fn cuppings_by_ids(&mut self, ids: &[Uuid]) -> StoreResult<Vec<Cupping>> {
-        let texts: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        let mut rows: Vec<CuppingRow> = Vec::with_capacity(ids.len());
-        for chunk in texts.chunks(IN_CHUNK) {
-            rows.extend(
-                cuppings::table
-                    .filter(cuppings::id.eq_any(chunk))
-                    .load::<CuppingRow>(self.conn()?)
-                    .store()?,
-            );
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
+        let rows: Vec<CuppingRow> = self.load_for_ids(CUPPINGS_BY_IDS, ids)?;
         let mut by_id: HashMap<Uuid, Cupping> = self
             .restore_cuppings(rows)?
             .into_iter()
@@ -314,18 +330,14 @@ impl CuppingRepo for DieselTx {
     }
 
     fn cupping_results(&mut self, cupped_coffee_ids: &[Uuid]) -> StoreResult<Vec<CuppingResult>> {
-        let texts: Vec<String> = cupped_coffee_ids.iter().map(Uuid::to_string).collect();
+        if cupped_coffee_ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut by_coffee: HashMap<Uuid, Vec<CuppingResult>> = HashMap::new();
-        for chunk in texts.chunks(IN_CHUNK) {
-            let rows: Vec<ResultRow> = cupping_results::table
-                .filter(cupping_results::cupped_coffee_id.eq_any(chunk))
-                .order((cupping_results::recorded_at, cupping_results::id))
-                .load(self.conn()?)
-                .store()?;
-            for row in rows {
-                let r = row.into_domain()?;
-                by_coffee.entry(r.cupped_coffee_id).or_default().push(r);
-            }
+        let rows: Vec<ResultRow> = self.load_for_ids(RESULTS_OF_COFFEES, cupped_coffee_ids)?;
+        for row in rows {
+            let r = row.into_domain()?;
+            by_coffee.entry(r.cupped_coffee_id).or_default().push(r);
         }
         Ok(cupped_coffee_ids
             .iter()
@@ -337,25 +349,17 @@ impl CuppingRepo for DieselTx {
         &mut self,
         cupped_coffee_ids: &[Uuid],
     ) -> StoreResult<Vec<(Uuid, Score, ScoringState)>> {
-        let texts: Vec<String> = cupped_coffee_ids.iter().map(Uuid::to_string).collect();
-        let mut scores = Vec::new();
-        for chunk in texts.chunks(IN_CHUNK) {
-            let rows: Vec<(String, i64, String)> = cupping_results::table
-                .filter(cupping_results::cupped_coffee_id.eq_any(chunk))
-                .select((
-                    cupping_results::cupped_coffee_id,
-                    cupping_results::final_score,
-                    cupping_results::scoring_state,
-                ))
-                .load(self.conn()?)
-                .store()?;
-            for (id, final_score, state) in rows {
-                scores.push((
-                    uuid("cupping result", &id)?,
-                    score("finalScore", final_score)?,
-                    scoring_state(&state)?,
-                ));
-            }
+        if cupped_coffee_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<ScoreRow> = self.load_for_ids(SCORES_OF_COFFEES, cupped_coffee_ids)?;
+        let mut scores = Vec::with_capacity(rows.len());
+        for row in rows {
+            scores.push((
+                uuid("cupping result", &row.cupped_coffee_id)?,
+                score("finalScore", row.final_score)?,
+                scoring_state(&row.scoring_state)?,
+            ));
         }
         Ok(scores)
     }

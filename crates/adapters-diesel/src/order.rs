@@ -2,11 +2,12 @@
 //!
 //! A `setOrders` batch is written in a number of statements that does not depend on its size
 //! (up to [`CHUNK`] orders, and the contract allows 50): the orders are loaded with one
-//! `IN (...)` query and their items with another, new orders and all items of new and changed
-//! orders are inserted with one multi-row `INSERT` per table, the items of changed orders are
-//! replaced (one `DELETE ... WHERE order_id IN (...)`), and changed orders are updated with one
-//! `UPDATE orders SET customer = CASE .. END, ... WHERE id IN (...)`. Item lists longer than
-//! [`CHUNK`] rows are split so no statement exceeds the bind-parameter limits of the backends.
+//! `IN (...)` query and their items and shipments with one kept statement each, new orders and
+//! all items of new and changed orders are inserted with one multi-row `INSERT` per table, the
+//! items of changed orders are replaced (one `DELETE ... WHERE order_id IN (...)`), and changed
+//! orders are updated with one `UPDATE orders SET customer = CASE .. END, ... WHERE id IN
+//! (...)`. Item lists longer than [`CHUNK`] rows are split so no statement exceeds the
+//! bind-parameter limits of the backends.
 
 use roastery_domain::event::{Change, Resource, Subject};
 use roastery_ports::repo::EventRepo as _;
@@ -28,7 +29,7 @@ use crate::error::{OrStoreError, corrupt};
 use crate::product::{CHUNK, Db};
 use crate::row::uuid;
 use crate::store::DieselTx;
-use crate::time::{from_db, to_db};
+use crate::time::{StoredInstant, from_db, to_db};
 
 use crate::schema::*;
 
@@ -41,16 +42,19 @@ use crate::schema::*;
 pub(crate) struct OrderRow {
     id: String,
     external_id: String,
+    #[diesel(deserialize_as = StoredInstant)]
     order_date: chrono::NaiveDateTime,
     customer: Option<String>,
     customer_type: Option<String>,
     status: String,
+    #[diesel(deserialize_as = StoredInstant)]
     created_at: chrono::NaiveDateTime,
+    #[diesel(deserialize_as = StoredInstant)]
     updated_at: chrono::NaiveDateTime,
     shipped_date: Option<chrono::NaiveDateTime>,
 }
 
-#[derive(Queryable, Insertable, serde::Deserialize)]
+#[derive(Queryable, QueryableByName, Insertable, serde::Deserialize)]
 #[diesel(table_name = shipments)]
 pub(crate) struct ShipmentRow {
     order_id: String,
@@ -62,6 +66,7 @@ pub(crate) struct ShipmentRow {
     quantity: i32,
     weight_micros: i64,
     weight_unit: String,
+    #[diesel(deserialize_as = StoredInstant)]
     shipped_date: chrono::NaiveDateTime,
 }
 
@@ -78,7 +83,7 @@ fn shipment(row: ShipmentRow) -> StoreResult<Shipment> {
     })
 }
 
-#[derive(Queryable, Insertable, serde::Deserialize)]
+#[derive(Queryable, QueryableByName, Insertable, serde::Deserialize)]
 #[diesel(table_name = order_items)]
 // None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
 #[diesel(treat_none_as_default_value = false)]
@@ -146,29 +151,34 @@ pub(crate) fn order(
     })
 }
 
+const ITEMS_OF_ORDERS: &str = "SELECT order_id, position, sku, quantity FROM order_items \
+     WHERE order_id {ids} ORDER BY order_id, position";
+
+const SHIPMENTS_OF_ORDERS: &str = "SELECT order_id, position, sku, lot_id, lot_type, lot_number, \
+     quantity, weight_micros, weight_unit, shipped_date FROM shipments \
+     WHERE order_id {ids} ORDER BY order_id, position";
+
 impl DieselTx {
     /// Orders of these rows with their items, in the order of the rows.
+    ///
+    /// The items and the shipments are one kept statement each, whatever the number of orders.
     pub(crate) fn with_items(&mut self, rows: Vec<OrderRow>) -> StoreResult<Vec<Order>> {
-        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = rows
+            .iter()
+            .map(|r| uuid("order", &r.id))
+            .collect::<StoreResult<Vec<Uuid>>>()?;
         let mut items: HashMap<String, Vec<ItemRow>> = HashMap::new();
         let mut shipped: HashMap<String, Vec<ShipmentRow>> = HashMap::new();
-        for chunk in ids.chunks(CHUNK) {
-            let found: Vec<ShipmentRow> = shipments::table
-                .filter(shipments::order_id.eq_any(chunk))
-                .order((shipments::order_id, shipments::position))
-                .load(self.conn()?)
-                .store()?;
-            for row in found {
-                shipped.entry(row.order_id.clone()).or_default().push(row);
-            }
-            let found: Vec<ItemRow> = order_items::table
-                .filter(order_items::order_id.eq_any(chunk))
-                .order((order_items::order_id, order_items::position))
-                .load(self.conn()?)
-                .store()?;
-            for row in found {
-                items.entry(row.order_id.clone()).or_default().push(row);
-            }
+        let found: Vec<ShipmentRow> = self.load_for_ids(SHIPMENTS_OF_ORDERS, &ids)?;
+        for row in found {
+            shipped.entry(row.order_id.clone()).or_default().push(row);
+        }
+        let found: Vec<ItemRow> = self.load_for_ids(ITEMS_OF_ORDERS, &ids)?;
+        for row in found {
+            items.entry(row.order_id.clone()).or_default().push(row);
         }
         rows.into_iter()
             .map(|row| {

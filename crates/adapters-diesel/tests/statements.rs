@@ -575,6 +575,92 @@ fn items_by_ids_are_read_by_one_kept_statement() {
     }
 }
 
+/// Runs `work` and checks that it ran `reads` statements besides transaction control, each one
+/// kept on this thread before, and prepared nothing new.
+fn assert_reads_kept(url: &str, reads: usize, work: impl FnOnce()) {
+    let kept = KEPT.with(|k| k.borrow().clone());
+    let mut ran = Vec::new();
+    let again = kept_by(|| ran = sql_of(work));
+    assert!(again.is_empty(), "{url}: prepared again: {again:#?}");
+    let read: Vec<&str> = ran
+        .iter()
+        .filter(|sql| !is_transaction_control(sql))
+        .map(|sql| sql.split(" -- ").next().unwrap_or_default())
+        .collect();
+    assert_eq!(read.len(), reads, "{url}: {ran:#?}");
+    for sql in read {
+        assert!(kept.iter().any(|k| k == sql), "{url}: not kept: {sql}");
+    }
+}
+
+/// A page of orders is read by statements each database keeps, whatever the number of orders on
+/// it: the orders, their items and their shipments (on SQLite, a statement naming the page's ids
+/// one by one was parsed at every call).
+#[test]
+fn an_orders_page_is_read_by_kept_statements() {
+    use roastery_app::order::ListOrders;
+    use roastery_domain::page::PageRequest;
+    record_statements();
+    let sqlite = support::sqlite();
+    let pg = support::postgres("statements_orders_page");
+    for url in std::iter::once(&sqlite.url).chain(pg.as_ref().map(|db| &db.url)) {
+        let (app, g) = traced(url);
+        let list = || {
+            app.list_orders(ListOrders::default(), PageRequest::default())
+                .unwrap()
+                .items
+        };
+        assert_eq!(list().len(), 2, "{url}");
+        // A third order on the page, with neither shipments nor the genealogy's SKUs.
+        app.sync_products(products(1, 9)).unwrap();
+        app.set_orders(orders(1, 9, 1)).unwrap();
+        let mut page = Vec::new();
+        assert_reads_kept(url, 3, || page = list());
+        assert_eq!(page.len(), 3, "{url}: {page:?}");
+        for order in &g.orders {
+            let listed = page.iter().find(|o| o.id == order.id).unwrap();
+            assert_eq!(listed.items, order.items, "{url}");
+            assert_eq!(listed.shipments, order.shipments, "{url}");
+            assert!(!listed.shipments.is_empty(), "{url}: {listed:?}");
+        }
+    }
+}
+
+/// Cuppings read by id, with their coffees, their results and their scores, are one kept
+/// statement each, whatever the number of ids (a page of cuppings reads its coffees so).
+#[test]
+fn cuppings_by_ids_are_read_by_kept_statements() {
+    use roastery_ports::Store;
+    use roastery_ports::repo::CuppingRepo;
+    record_statements();
+    let sqlite = support::sqlite();
+    let pg = support::postgres("statements_cuppings");
+    for url in std::iter::once(&sqlite.url).chain(pg.as_ref().map(|db| &db.url)) {
+        let (app, g) = traced(url);
+        let ids: Vec<Uuid> = g.cuppings.iter().map(|c| c.id()).collect();
+        let coffees: Vec<Uuid> = g
+            .cuppings
+            .iter()
+            .flat_map(|c| c.coffees().iter().map(|coffee| coffee.id))
+            .collect();
+        assert!(coffees.len() > 1, "{url}: {coffees:?}");
+        let read = |ids: &[Uuid], coffees: &[Uuid]| {
+            app.store()
+                .read(|tx| {
+                    let cuppings = tx.cuppings_by_ids(ids)?;
+                    tx.cupping_results(coffees)?;
+                    tx.result_scores(coffees)?;
+                    Ok(cuppings)
+                })
+                .unwrap()
+        };
+        assert_eq!(read(&ids[..1], &coffees[..1]).len(), 1, "{url}");
+        let mut found = Vec::new();
+        assert_reads_kept(url, 4, || found = read(&ids, &coffees));
+        assert_eq!(found, g.cuppings.to_vec(), "{url}");
+    }
+}
+
 /// How many statements of `statements` write the `green_lots` table: inserts and updates (an
 /// update held with a write's other statements counts where it is sent).
 fn green_lot_writes(statements: &[String]) -> (usize, usize) {
