@@ -35,7 +35,7 @@ use crate::schema::*;
 
 /// Also read from JSON (a trace's one statement): its timestamps as PostgreSQL writes them there,
 /// ISO 8601 with microseconds, which is every digit a timestamp column keeps.
-#[derive(Queryable, Insertable, serde::Deserialize)]
+#[derive(Queryable, QueryableByName, Insertable, serde::Deserialize)]
 #[diesel(table_name = orders)]
 // None is NULL, not DEFAULT: that lets SQLite insert a whole batch in one statement.
 #[diesel(treat_none_as_default_value = false)]

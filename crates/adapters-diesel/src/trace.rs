@@ -43,13 +43,13 @@ use crate::id_set::IDS;
 use crate::order::{ItemRow, OrderRow, ShipmentRow};
 use crate::product::CHUNK;
 use crate::row::uuid;
-use crate::schema::{ledger_entries, orders, shipments};
+use crate::schema::ledger_entries;
 use crate::store::DieselTx;
-use crate::time::{from_db, to_db};
+use crate::time::{StoredInstant, from_db, to_db};
 
 type Tm = <AnyConnection as Connection>::TransactionManager;
 
-#[derive(Queryable, Insertable)]
+#[derive(Queryable, QueryableByName, Insertable)]
 #[diesel(table_name = ledger_entries)]
 #[diesel(treat_none_as_default_value = false)]
 pub(crate) struct EntryRow {
@@ -64,8 +64,21 @@ pub(crate) struct EntryRow {
     pub(crate) reference_type: Option<String>,
     pub(crate) operation: String,
     pub(crate) client_id: String,
+    #[diesel(deserialize_as = StoredInstant)]
     pub(crate) created_date: NaiveDateTime,
 }
+
+/// The ledger entries of the lots, or naming them as the other side of a movement. Both columns
+/// are indexed (`lot_id` first in `ledger_entries_lot_newest`): one index search per id on each
+/// database (PostgreSQL's `BitmapOr`, SQLite's multi-index `OR`).
+const ENTRIES_TOUCHING: &str = "SELECT id, lot_id, lot_type, kind, delta_micros, \
+     weight_after_micros, unit, reference_id, reference_type, operation, client_id, created_date \
+     FROM ledger_entries WHERE lot_id {ids} OR reference_id {ids}";
+
+/// The orders that shipped from the lots, oldest first.
+const ORDERS_SHIPPED_FROM: &str = "SELECT id, external_id, order_date, customer, customer_type, \
+     status, created_at, updated_at, shipped_date FROM orders \
+     WHERE id IN (SELECT order_id FROM shipments WHERE lot_id {ids}) ORDER BY order_date, id";
 
 fn entry_row(e: &LedgerEntry) -> EntryRow {
     EntryRow {
@@ -726,23 +739,11 @@ impl TraceRepo for DieselTx {
     }
 
     fn ledger_entries_touching(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<LedgerEntry>> {
-        let mut found = Vec::new();
-        for chunk in lot_ids.chunks(CHUNK) {
-            let ids: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
-            // Both columns are indexed (`lot_id` first in `ledger_entries_lot_newest`).
-            let rows: Vec<EntryRow> = ledger_entries::table
-                .filter(
-                    ledger_entries::lot_id
-                        .eq_any(&ids)
-                        .or(ledger_entries::reference_id.eq_any(&ids)),
-                )
-                .load(self.conn()?)
-                .store()?;
-            for row in rows {
-                found.push(entry(row)?);
-            }
+        if lot_ids.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(found)
+        let rows: Vec<EntryRow> = self.load_for_ids(ENTRIES_TOUCHING, lot_ids)?;
+        rows.into_iter().map(entry).collect()
     }
 
     fn traced_lots(&mut self, lots: &[TypedLotRef]) -> StoreResult<Vec<TracedLot>> {
@@ -783,29 +784,10 @@ impl TraceRepo for DieselTx {
     }
 
     fn orders_shipped_from(&mut self, lot_ids: &[Uuid]) -> StoreResult<Vec<Order>> {
-        let mut order_ids: Vec<String> = Vec::new();
-        for chunk in lot_ids.chunks(CHUNK) {
-            let ids: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
-            let found: Vec<String> = shipments::table
-                .filter(shipments::lot_id.eq_any(&ids))
-                .select(shipments::order_id)
-                .distinct()
-                .load(self.conn()?)
-                .store()?;
-            order_ids.extend(found);
+        if lot_ids.is_empty() {
+            return Ok(Vec::new());
         }
-        order_ids.sort();
-        order_ids.dedup();
-        let mut rows: Vec<OrderRow> = Vec::new();
-        for chunk in order_ids.chunks(CHUNK) {
-            rows.extend(
-                orders::table
-                    .filter(orders::id.eq_any(chunk))
-                    .order((orders::order_date, orders::id))
-                    .load::<OrderRow>(self.conn()?)
-                    .store()?,
-            );
-        }
+        let rows: Vec<OrderRow> = self.load_for_ids(ORDERS_SHIPPED_FROM, lot_ids)?;
         self.with_items(rows)
     }
 

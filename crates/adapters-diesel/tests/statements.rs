@@ -575,9 +575,9 @@ fn items_by_ids_are_read_by_one_kept_statement() {
     }
 }
 
-/// Runs `work` and checks that it ran `reads` statements besides transaction control, each one
-/// kept on this thread before, and prepared nothing new.
-fn assert_reads_kept(url: &str, reads: usize, work: impl FnOnce()) {
+/// Runs `work` and checks that every statement it ran besides transaction control was kept on
+/// this thread before, and that it prepared nothing new; returns how many it ran.
+fn reads_all_kept(url: &str, work: impl FnOnce()) -> usize {
     let kept = KEPT.with(|k| k.borrow().clone());
     let mut ran = Vec::new();
     let again = kept_by(|| ran = sql_of(work));
@@ -587,10 +587,10 @@ fn assert_reads_kept(url: &str, reads: usize, work: impl FnOnce()) {
         .filter(|sql| !is_transaction_control(sql))
         .map(|sql| sql.split(" -- ").next().unwrap_or_default())
         .collect();
-    assert_eq!(read.len(), reads, "{url}: {ran:#?}");
-    for sql in read {
+    for sql in &read {
         assert!(kept.iter().any(|k| k == sql), "{url}: not kept: {sql}");
     }
+    read.len()
 }
 
 /// A page of orders is read by statements each database keeps, whatever the number of orders on
@@ -615,7 +615,7 @@ fn an_orders_page_is_read_by_kept_statements() {
         app.sync_products(products(1, 9)).unwrap();
         app.set_orders(orders(1, 9, 1)).unwrap();
         let mut page = Vec::new();
-        assert_reads_kept(url, 3, || page = list());
+        assert_eq!(reads_all_kept(url, || page = list()), 3, "{url}");
         assert_eq!(page.len(), 3, "{url}: {page:?}");
         for order in &g.orders {
             let listed = page.iter().find(|o| o.id == order.id).unwrap();
@@ -656,8 +656,64 @@ fn cuppings_by_ids_are_read_by_kept_statements() {
         };
         assert_eq!(read(&ids[..1], &coffees[..1]).len(), 1, "{url}");
         let mut found = Vec::new();
-        assert_reads_kept(url, 4, || found = read(&ids, &coffees));
+        assert_eq!(
+            reads_all_kept(url, || found = read(&ids, &coffees)),
+            4,
+            "{url}"
+        );
         assert_eq!(found, g.cuppings.to_vec(), "{url}");
+    }
+}
+
+/// The ledger entries touching lots and the orders shipped from them (what an EPCIS export reads,
+/// and a trace on SQLite) are one kept statement each, whatever the number of lots.
+#[test]
+fn entries_and_orders_of_lots_are_read_by_kept_statements() {
+    use roastery_ports::Store;
+    use roastery_ports::repo::TraceRepo;
+    record_statements();
+    let sqlite = support::sqlite();
+    let pg = support::postgres("statements_lots_entries");
+    for url in std::iter::once(&sqlite.url).chain(pg.as_ref().map(|db| &db.url)) {
+        let (app, g) = traced(url);
+        let read = |lots: &[Uuid]| {
+            app.store()
+                .read(|tx| {
+                    Ok((
+                        tx.ledger_entries_touching(lots)?,
+                        tx.orders_shipped_from(lots)?,
+                    ))
+                })
+                .unwrap()
+        };
+        // The genealogy's entries move green lots; its orders ship from the blend.
+        let (entries, orders) = read(&[g.green[0].id, g.blended.id]);
+        assert!(!entries.is_empty() && orders.len() == 2, "{url}");
+        let lots: Vec<Uuid> = g
+            .green
+            .iter()
+            .map(|l| l.id)
+            .chain(g.roasted.iter().map(|l| l.id))
+            .chain([g.blended.id])
+            .collect();
+        let mut found = None;
+        // Entries, orders, their items, their shipments.
+        assert_eq!(
+            reads_all_kept(url, || found = Some(read(&lots))),
+            4,
+            "{url}"
+        );
+        let (entries, orders) = found.unwrap();
+        let mut entry_ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
+        let mut expected: Vec<Uuid> = g.entries.iter().map(|e| e.id).collect();
+        entry_ids.sort();
+        expected.sort();
+        assert_eq!(entry_ids, expected, "{url}");
+        let mut order_ids: Vec<Uuid> = orders.iter().map(|o| o.id).collect();
+        let mut expected: Vec<Uuid> = g.orders.iter().map(|o| o.id).collect();
+        order_ids.sort();
+        expected.sort();
+        assert_eq!(order_ids, expected, "{url}");
     }
 }
 
