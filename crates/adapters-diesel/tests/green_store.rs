@@ -5,38 +5,17 @@
 // Test code: a failed setup step or assertion should panic with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::str::FromStr;
 use std::sync::Arc;
 
 use roastery_adapters_diesel::DieselStore;
 use roastery_app::Roastery;
-use roastery_app::green_lot::{ImportGreenLot, WeightInput};
 use roastery_domain::green_lot::GreenLotError;
-use roastery_domain::green_lot_details::GreenLotDetails;
-use roastery_domain::weight::WeightUnit;
 use roastery_ports::Store;
 use roastery_ports::repo::GreenLotRepo;
 use roastery_ports::testing::{ManualClock, SequentialIds};
-use rust_decimal::Decimal;
 
 use roastery_test_support::database as support;
-
-fn import(external_id: &str) -> ImportGreenLot {
-    ImportGreenLot {
-        name: Some("Guji Natural".into()),
-        external_id: Some(external_id.into()),
-        weight: WeightInput {
-            amount: Decimal::from_str("60").unwrap(),
-            unit: WeightUnit::Kg,
-        },
-        ico_number: None,
-        price: None,
-        location_id: None,
-        location_external_id: None,
-        projects: Vec::new(),
-        details: GreenLotDetails::default(),
-    }
-}
+use roastery_test_support::imports::green_import;
 
 /// The same lot imported by several clients at once (an ERP's retry racing the original): one
 /// import makes the lot, every other one is told the external id is taken (409 for the client,
@@ -57,7 +36,7 @@ fn simultaneous_imports_of_one_external_id(store: DieselStore) {
                 .map(|_| {
                     s.spawn(|| {
                         start.wait();
-                        app.import_green_lot(import(&external_id))
+                        app.import_green_lot(green_import("Guji Natural", &external_id, 60))
                     })
                 })
                 .collect();

@@ -335,10 +335,8 @@ fn mrp_on_postgres() {
 /// the weight taken is exactly what was shipped, and on PostgreSQL the lots are locked in one
 /// order, so the database never has to break a deadlock.
 fn opposite_shipments(url: &str) {
-    use roastery_app::green_lot::{ImportGreenLot, WeightInput};
     use roastery_app::order::{ShipAllocation, ShipOrder};
-    use roastery_domain::green_lot_details::GreenLotDetails;
-    use roastery_domain::weight::WeightUnit;
+    use roastery_test_support::imports::green_import;
     use rust_decimal::Decimal;
 
     const ROUNDS: usize = 40;
@@ -346,23 +344,10 @@ fn opposite_shipments(url: &str) {
     app.sync_products(vec![product("p-1", "Guji", &[("GUJI-250", "PACKAGE250G")])])
         .unwrap();
     let lot = |name: &str| {
-        app.import_green_lot(ImportGreenLot {
-            name: Some(name.into()),
-            external_id: Some(name.into()),
-            weight: WeightInput {
-                amount: Decimal::from(100),
-                unit: WeightUnit::Kg,
-            },
-            ico_number: None,
-            price: None,
-            location_id: None,
-            location_external_id: None,
-            projects: Vec::new(),
-            details: GreenLotDetails::default(),
-        })
-        .unwrap()
-        .lot
-        .id
+        app.import_green_lot(green_import(name, name, 100))
+            .unwrap()
+            .lot
+            .id
     };
     let (a, b) = (lot("lot-a"), lot("lot-b"));
     let orders: Vec<Order> = (0..2 * ROUNDS)

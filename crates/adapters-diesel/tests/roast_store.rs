@@ -25,7 +25,6 @@ use roastery_app::blend::CreateBlend;
 use roastery_app::green_lot::{ImportGreenLot, WeightInput};
 use roastery_app::location::ImportLocation;
 use roastery_app::roast_log::ImportRoastLog;
-use roastery_domain::green_lot_details::GreenLotDetails;
 use roastery_domain::location::Location;
 use roastery_domain::lot_source::{SourceInfo, UsedSource};
 use roastery_domain::roast::{NewRoast, record_roast};
@@ -40,6 +39,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use roastery_test_support::database as support;
+use roastery_test_support::imports::green_import;
 
 fn kg(s: &str) -> Weight {
     Weight::new(Decimal::from_str(s).unwrap(), WeightUnit::Kg).unwrap()
@@ -176,15 +176,8 @@ fn simultaneous_imports_of_one_log(store: DieselStore) {
     for round in 0..ROUNDS {
         let green = app
             .import_green_lot(ImportGreenLot {
-                name: Some(format!("Guji {round}")),
-                external_id: Some(format!("green-{round}")),
-                weight: input("10"),
-                ico_number: None,
-                price: None,
                 location_id: Some(location.id),
-                location_external_id: None,
-                projects: Vec::new(),
-                details: GreenLotDetails::default(),
+                ..green_import(&format!("Guji {round}"), &format!("green-{round}"), 10)
             })
             .unwrap()
             .lot

@@ -20,6 +20,7 @@
 )]
 
 use roastery_test_support::database as support;
+use roastery_test_support::imports::green_import;
 
 use std::cell::RefCell;
 use std::sync::{Arc, Once};
@@ -733,25 +734,14 @@ fn green_lot_writes(statements: &[String]) -> (usize, usize) {
     )
 }
 
-/// Imports a green lot named `name` (its external id the same) of `kg` kilograms; its id.
+/// Imports a green lot named `name` (its external id the same, in lower case) of `kg`
+/// kilograms; its id.
 fn import_green_lot(app: &Roastery<DieselStore>, name: &str, kg: i64) -> Uuid {
-    app.import_green_lot(roastery_app::green_lot::ImportGreenLot {
-        name: Some(name.to_owned()),
-        external_id: Some(name.to_lowercase().replace(' ', "-")),
-        weight: roastery_app::green_lot::WeightInput {
-            amount: rust_decimal::Decimal::from(kg),
-            unit: roastery_domain::weight::WeightUnit::Kg,
-        },
-        ico_number: None,
-        price: None,
-        location_id: None,
-        location_external_id: None,
-        projects: Vec::new(),
-        details: roastery_domain::green_lot_details::GreenLotDetails::default(),
-    })
-    .unwrap()
-    .lot
-    .id
+    let external_id = name.to_lowercase().replace(' ', "-");
+    app.import_green_lot(green_import(name, &external_id, kg))
+        .unwrap()
+        .lot
+        .id
 }
 
 /// A green lot imported, or created by a transfer to a location where its origin has no lot, is
