@@ -86,6 +86,7 @@ mod green;
 mod green_row;
 mod held_writes;
 mod id_set;
+mod item_cache;
 pub mod libpq;
 mod listing;
 mod location;

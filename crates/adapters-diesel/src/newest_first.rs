@@ -81,6 +81,7 @@ where
 }
 
 /// A column or other name written as it is.
+#[derive(Clone, Copy)]
 pub(crate) struct Name(pub(crate) &'static str);
 
 impl<DB: Backend> QueryFragment<DB> for Name {

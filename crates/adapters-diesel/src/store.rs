@@ -28,6 +28,8 @@ pub struct DieselStore {
     sqlite_writers: Arc<std::sync::Mutex<()>>,
     /// Locations and profiles read so far (they never change).
     references: Arc<crate::references::References>,
+    /// Listing items read so far, by lot and digest (PostgreSQL pages).
+    items: Arc<crate::item_cache::ItemCache>,
     /// Tells this store's SQLite read connections (kept per thread) from another store's.
     identity: Arc<()>,
 }
@@ -59,12 +61,18 @@ impl DieselStore {
         crate::migrate::run(&url)?;
         let pool = connection::pool(&url, options)?;
         connection::warn_if_messages_may_be_translated(&pool);
+        // SQLite pages read their items in the process: nothing to keep.
+        let items = crate::item_cache::ItemCache::new(match url.backend() {
+            Backend::Postgres => crate::item_cache::KEPT_BYTES,
+            Backend::Sqlite => 0,
+        });
         Ok(Self {
             pool,
             replica: None,
             url,
             sqlite_writers: Default::default(),
             references: Default::default(),
+            items: Arc::new(items),
             identity: Arc::new(()),
         })
     }
@@ -123,6 +131,7 @@ impl DieselStore {
             locked_origin: None,
             written: Default::default(),
             references: self.references.clone(),
+            items: self.items.clone(),
             held: None,
         }
     }
@@ -385,6 +394,7 @@ pub struct DieselTx {
     /// Lots written whose listing items the unit of work has not stored yet.
     pub(crate) written: roastery_ports::listing::WrittenLots,
     pub(crate) references: Arc<crate::references::References>,
+    pub(crate) items: Arc<crate::item_cache::ItemCache>,
     /// A PostgreSQL write unit of work's writes not sent yet (`held_writes.rs`); `None`: every
     /// write is sent at once.
     pub(crate) held: Option<crate::held_writes::HeldWrites>,
