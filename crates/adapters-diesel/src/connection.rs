@@ -159,6 +159,9 @@ pub struct PoolOptions {
     pub application_name: String,
     /// How long a unit of work waits for a free connection of the pool.
     pub connection_timeout: Duration,
+    /// PostgreSQL: the bytes of listing items each store keeps to answer pages it served before
+    /// (`item_cache.rs`); 0 keeps none. SQLite keeps none.
+    pub listing_cache_bytes: u64,
 }
 
 impl Default for PoolOptions {
@@ -170,6 +173,7 @@ impl Default for PoolOptions {
             idle_in_transaction_timeout: Duration::from_secs(60),
             application_name: default_application_name(),
             connection_timeout: Duration::from_secs(5),
+            listing_cache_bytes: crate::item_cache::KEPT_BYTES,
         }
     }
 }

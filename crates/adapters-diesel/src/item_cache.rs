@@ -43,6 +43,8 @@ pub(crate) struct AskedPage {
 pub(crate) struct ItemCache {
     items: Cache<ItemKey, Arc<[u8]>, ByLength>,
     pages: Cache<AskedPage, ()>,
+    /// Keeps nothing (no bytes given): every page is read with its items.
+    off: bool,
 }
 
 #[derive(Clone)]
@@ -57,16 +59,25 @@ impl Weighter<ItemKey, Arc<[u8]>> for ByLength {
 }
 
 impl ItemCache {
+    /// A cache of `bytes`; 0 keeps nothing.
     pub(crate) fn new(bytes: u64) -> Self {
-        let estimated = usize::try_from(bytes / 512).unwrap_or(usize::MAX).max(16);
+        let off = bytes == 0;
+        // Room made ahead for items of about 512 bytes, up to a million of them.
+        let estimated = usize::try_from(bytes / 512)
+            .unwrap_or(usize::MAX)
+            .clamp(1, 1_000_000);
         Self {
-            items: Cache::with_weighter(estimated, bytes, ByLength),
-            pages: Cache::new(if bytes == 0 { 1 } else { PAGES_REMEMBERED }),
+            items: Cache::with_weighter(estimated, bytes.max(1), ByLength),
+            pages: Cache::new(if off { 1 } else { PAGES_REMEMBERED }),
+            off,
         }
     }
 
-    /// Whether `page` was asked for before; from now on it was.
+    /// Whether `page` was asked for before (never when nothing is kept); from now on it was.
     pub(crate) fn asked_before(&self, page: AskedPage) -> bool {
+        if self.off {
+            return false;
+        }
         if self.pages.get(&page).is_some() {
             return true;
         }
@@ -107,6 +118,35 @@ mod tests {
             cache.get(&(Uuid::from_u128(2), [1; 16])).is_none(),
             "another lot"
         );
+    }
+
+    fn page(limit: u32) -> AskedPage {
+        AskedPage {
+            table: "green_lots",
+            from: None,
+            after: None,
+            limit,
+        }
+    }
+
+    #[test]
+    fn a_page_was_asked_before_from_its_second_time_on() {
+        let cache = ItemCache::new(1024 * 1024);
+        assert!(!cache.asked_before(page(50)));
+        assert!(cache.asked_before(page(50)));
+        assert!(cache.asked_before(page(50)));
+        assert!(!cache.asked_before(page(10)), "another size");
+    }
+
+    #[test]
+    fn a_cache_of_no_bytes_keeps_nothing_and_no_page_was_asked_before() {
+        let cache = ItemCache::new(0);
+        for _ in 0..3 {
+            assert!(!cache.asked_before(page(50)));
+        }
+        let key = (Uuid::from_u128(1), [1; 16]);
+        cache.keep(key, Arc::from(&b"{}"[..]));
+        assert!(cache.get(&key).is_none());
     }
 
     #[test]

@@ -63,7 +63,7 @@ impl DieselStore {
         connection::warn_if_messages_may_be_translated(&pool);
         // SQLite pages read their items in the process: nothing to keep.
         let items = crate::item_cache::ItemCache::new(match url.backend() {
-            Backend::Postgres => crate::item_cache::KEPT_BYTES,
+            Backend::Postgres => options.listing_cache_bytes,
             Backend::Sqlite => 0,
         });
         Ok(Self {

@@ -34,6 +34,9 @@ pub struct Config {
     pub workers: Option<usize>,
     /// Database connections in the pool (`ROASTERY_POOL_SIZE`).
     pub pool_size: Option<u32>,
+    /// PostgreSQL: MiB of listing items each instance keeps to answer pages it served before
+    /// (`ROASTERY_LISTING_CACHE_MB`); 0 keeps none.
+    pub listing_cache_mb: u64,
     /// `pretty` or `json` (`ROASTERY_LOG_FORMAT`; `text` is read as `pretty`); unset: `pretty`
     /// when standard error is a terminal, else `json`.
     pub log_format: Option<LogFormat>,
@@ -173,6 +176,7 @@ impl Default for Config {
             rate_limit: "5/s,burst=10".into(),
             workers: None,
             pool_size: None,
+            listing_cache_mb: 32,
             log_format: None,
             metrics: Switch::On,
             header_timeout: 10,
@@ -217,6 +221,7 @@ impl Config {
                 .clone()
                 .unwrap_or_else(default_application_name),
             connection_timeout: Duration::from_secs(self.pool_timeout),
+            listing_cache_bytes: self.listing_cache_mb.saturating_mul(1024 * 1024),
         }
     }
 
@@ -419,6 +424,17 @@ impl Config {
         if let Some(v) = var("ROASTERY_POOL_SIZE") {
             self.pool_size = Some(v.parse().context("ROASTERY_POOL_SIZE must be a number")?);
         }
+        if let Some(v) = var("ROASTERY_LISTING_CACHE_MB") {
+            self.listing_cache_mb = v
+                .parse()
+                .context("ROASTERY_LISTING_CACHE_MB must be a whole number of MiB")?;
+        }
+        if self.listing_cache_mb > MAX_LISTING_CACHE_MB {
+            anyhow::bail!(
+                "ROASTERY_LISTING_CACHE_MB (listing_cache_mb) must be at most {MAX_LISTING_CACHE_MB}, not {}",
+                self.listing_cache_mb
+            );
+        }
         if let Some(v) = var("ROASTERY_LOG_FORMAT") {
             self.log_format = Some(LogFormat::parse(&v).map_err(anyhow::Error::msg)?);
         }
@@ -596,9 +612,40 @@ impl Switch {
     }
 }
 
+/// The most MiB of listing items an instance may be told to keep (64 GiB).
+const MAX_LISTING_CACHE_MB: u64 = 65_536;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_listing_cache_is_read_in_mib_and_bounded() {
+        assert_eq!(
+            Config::default().pool_options().listing_cache_bytes,
+            32 << 20
+        );
+        let mut config = Config::default();
+        config
+            .apply_env(|name| (name == "ROASTERY_LISTING_CACHE_MB").then(|| "0".to_owned()))
+            .unwrap();
+        assert_eq!(config.pool_options().listing_cache_bytes, 0);
+        for bad in ["-1", "lots", "65537", "18446744073709551615"] {
+            let mut config = Config::default();
+            let e = config
+                .apply_env(|name| (name == "ROASTERY_LISTING_CACHE_MB").then(|| bad.to_owned()))
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("ROASTERY_LISTING_CACHE_MB"),
+                "{bad}: {e}"
+            );
+        }
+        let mut file: Config = toml::from_str("listing_cache_mb = 100000").unwrap();
+        assert!(file.apply_env(|_| None).is_err(), "checked on load");
+        let mut file: Config = toml::from_str("listing_cache_mb = 128").unwrap();
+        file.apply_env(|_| None).unwrap();
+        assert_eq!(file.pool_options().listing_cache_bytes, 128 << 20);
+    }
 
     #[test]
     fn environment_overrides_file_and_defaults() {
