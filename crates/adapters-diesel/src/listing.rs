@@ -855,6 +855,19 @@ pub(crate) mod tests {
         String::from_utf8(items.items().to_vec()).unwrap()
     }
 
+    /// Stores "twenty-five" (a JSON string) as the item of lot 25 of [`listed_lots`].
+    fn rename_lot_25(store: &DieselStore) {
+        store
+            .write(|tx| {
+                let item = RenderedItem {
+                    id: Uuid::from_u128(25),
+                    json: "\"twenty-five\"".into(),
+                };
+                Ok(tx.put_listing_items(LotKind::Green, &[item])?)
+            })
+            .unwrap();
+    }
+
     /// How often `store`'s connection read a page by its digests alone.
     fn digest_reads(store: &DieselStore) -> i64 {
         plans(store, &["listing_digest FROM", "LIMIT"])
@@ -885,15 +898,7 @@ pub(crate) mod tests {
         assert_eq!(item_reads(&store), 1, "read once, then kept");
 
         let other = DieselStore::open(&db.url, Some(1)).unwrap();
-        other
-            .write(|tx| {
-                let item = RenderedItem {
-                    id: Uuid::from_u128(25),
-                    json: "\"twenty-five\"".into(),
-                };
-                Ok(tx.put_listing_items(LotKind::Green, &[item])?)
-            })
-            .unwrap();
+        rename_lot_25(&other);
         let changed = expected.join(",").replace("25", "\"twenty-five\"");
         assert_eq!(first_page(&store, 10), changed);
         assert_eq!(item_reads(&store), 2, "the written item read again");
@@ -958,15 +963,7 @@ pub(crate) mod tests {
                     unreachable!("a PostgreSQL store")
                 };
                 let rows = read_digests(c, &query(&page))?.expect("rendered");
-                other
-                    .write(|tx| {
-                        let item = RenderedItem {
-                            id: Uuid::from_u128(25),
-                            json: "\"twenty-five\"".into(),
-                        };
-                        Ok(tx.put_listing_items(LotKind::Green, &[item])?)
-                    })
-                    .unwrap();
+                rename_lot_25(&other);
                 Ok(join_digests(c, query(&page), rows, &kept)?)
             })
             .unwrap()
