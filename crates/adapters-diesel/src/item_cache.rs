@@ -26,8 +26,12 @@ pub(crate) const KEPT_BYTES: u64 = 32 * 1024 * 1024;
 /// What an entry costs beyond its item's bytes (key, pointer, the map's slot), roughly.
 const ENTRY_BYTES: u64 = 64;
 
-/// How many pages asked for are remembered as asked.
-const PAGES_REMEMBERED: usize = 10_000;
+/// The bytes of what is remembered of pages asked for (about 2,500 pages of 50 read whole).
+const PAGE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Of the items a page held when last read, the share still kept for it to be read by its
+/// digests (three in four).
+const HELD_FOR_DIGESTS: (usize, usize) = (3, 4);
 
 /// What tells a listing page from others.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -38,13 +42,53 @@ pub(crate) struct AskedPage {
     pub(crate) limit: u32,
 }
 
-/// The items kept, some evicted whenever they would take more than their bytes, and the pages
-/// asked for so far (a page asked for once is read with its items: `listing.rs`).
+/// What this process knows of a page asked for before.
+#[derive(Clone)]
+enum Seen {
+    /// Asked for once, read with its items, none kept.
+    Once,
+    /// Read with its items kept: its rows' keys then.
+    Read(Arc<[ItemKey]>),
+}
+
+/// How a PostgreSQL page is best read, from what this process knows of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageRead {
+    /// Never asked for (a client walking every page asks for each once): with its items, none
+    /// kept; by its digests first it would cost a second statement, and keeping its items more
+    /// of the server's CPU than it saves.
+    First,
+    /// With its items, kept: asked for again, or most of its items are no longer kept (a walk
+    /// over more lots than are kept, read again).
+    Whole,
+    /// By its digests: most of the items it held when last read are still kept.
+    ByDigests,
+}
+
+/// The items kept, some evicted whenever they would take more than their bytes, and what is
+/// known of the pages asked for, which tells how each is best read ([`PageRead`]).
 pub(crate) struct ItemCache {
     items: Cache<ItemKey, Arc<[u8]>, ByLength>,
-    pages: Cache<AskedPage, ()>,
+    pages: Cache<AskedPage, Seen, PageLength>,
     /// Keeps nothing (no bytes given): every page is read with its items.
     off: bool,
+}
+
+#[derive(Clone)]
+struct PageLength;
+
+impl Weighter<AskedPage, Seen> for PageLength {
+    fn weight(&self, _: &AskedPage, seen: &Seen) -> u64 {
+        let keys = match seen {
+            Seen::Once => 0,
+            Seen::Read(keys) => keys.len(),
+        };
+        let key_bytes = u64::try_from(std::mem::size_of::<ItemKey>()).unwrap_or(u64::MAX);
+        u64::try_from(keys)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(key_bytes)
+            .saturating_add(ENTRY_BYTES)
+    }
 }
 
 #[derive(Clone)]
@@ -68,21 +112,39 @@ impl ItemCache {
             .clamp(1, 1_000_000);
         Self {
             items: Cache::with_weighter(estimated, bytes.max(1), ByLength),
-            pages: Cache::new(if off { 1 } else { PAGES_REMEMBERED }),
+            pages: Cache::with_weighter(1024, if off { 1 } else { PAGE_BYTES }, PageLength),
             off,
         }
     }
 
-    /// Whether `page` was asked for before (never when nothing is kept); from now on it was.
-    pub(crate) fn asked_before(&self, page: AskedPage) -> bool {
+    /// How `page` is best read now; from now on it was asked for.
+    pub(crate) fn how_to_read(&self, page: &AskedPage) -> PageRead {
         if self.off {
-            return false;
+            return PageRead::First;
         }
-        if self.pages.get(&page).is_some() {
-            return true;
+        match self.pages.get(page) {
+            None => {
+                self.pages.insert(page.clone(), Seen::Once);
+                PageRead::First
+            }
+            Some(Seen::Once) => PageRead::Whole,
+            Some(Seen::Read(keys)) => {
+                let held = keys.iter().filter(|k| self.items.contains_key(*k)).count();
+                let (part, whole) = HELD_FOR_DIGESTS;
+                if held.saturating_mul(whole) >= keys.len().saturating_mul(part) {
+                    PageRead::ByDigests
+                } else {
+                    PageRead::Whole
+                }
+            }
         }
-        self.pages.insert(page, ());
-        false
+    }
+
+    /// Notes the keys of `page`'s rows as just read, its items kept.
+    pub(crate) fn page_read(&self, page: AskedPage, keys: &[ItemKey]) {
+        if !self.off {
+            self.pages.insert(page, Seen::Read(Arc::from(keys)));
+        }
     }
 
     pub(crate) fn get(&self, key: &ItemKey) -> Option<Arc<[u8]>> {
@@ -129,20 +191,48 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_page_was_asked_before_from_its_second_time_on() {
-        let cache = ItemCache::new(1024 * 1024);
-        assert!(!cache.asked_before(page(50)));
-        assert!(cache.asked_before(page(50)));
-        assert!(cache.asked_before(page(50)));
-        assert!(!cache.asked_before(page(10)), "another size");
+    fn keys(n: u128) -> Vec<ItemKey> {
+        (0..n).map(|i| (Uuid::from_u128(i), [7; 16])).collect()
     }
 
     #[test]
-    fn a_cache_of_no_bytes_keeps_nothing_and_no_page_was_asked_before() {
+    fn a_page_is_read_first_then_whole_then_by_digests_while_its_items_are_kept() {
+        let cache = ItemCache::new(1024 * 1024);
+        assert_eq!(cache.how_to_read(&page(50)), PageRead::First);
+        assert_eq!(cache.how_to_read(&page(50)), PageRead::Whole);
+        assert_eq!(
+            cache.how_to_read(&page(10)),
+            PageRead::First,
+            "another size"
+        );
+        let read = keys(8);
+        for key in &read {
+            cache.keep(*key, Arc::from(&b"{}"[..]));
+        }
+        cache.page_read(page(50), &read);
+        assert_eq!(cache.how_to_read(&page(50)), PageRead::ByDigests);
+        // Three of eight items no longer kept: fewer than three in four held.
+        let fewer = ItemCache::new(1024 * 1024);
+        for key in read.iter().skip(3) {
+            fewer.keep(*key, Arc::from(&b"{}"[..]));
+        }
+        fewer.page_read(page(50), &read);
+        assert_eq!(fewer.how_to_read(&page(50)), PageRead::Whole);
+        // Two of eight: six in eight held.
+        let most = ItemCache::new(1024 * 1024);
+        for key in read.iter().skip(2) {
+            most.keep(*key, Arc::from(&b"{}"[..]));
+        }
+        most.page_read(page(50), &read);
+        assert_eq!(most.how_to_read(&page(50)), PageRead::ByDigests);
+    }
+
+    #[test]
+    fn a_cache_of_no_bytes_keeps_nothing_and_reads_every_page_first() {
         let cache = ItemCache::new(0);
+        cache.page_read(page(50), &keys(3));
         for _ in 0..3 {
-            assert!(!cache.asked_before(page(50)));
+            assert_eq!(cache.how_to_read(&page(50)), PageRead::First);
         }
         let key = (Uuid::from_u128(1), [1; 16]);
         cache.keep(key, Arc::from(&b"{}"[..]));

@@ -30,7 +30,7 @@ use uuid::Uuid;
 use crate::connection::AnyConnection;
 use crate::error::{OrStoreError, corrupt};
 use crate::id_set::AskedIds;
-use crate::item_cache::{AskedPage, Digest, ItemCache, ItemKey};
+use crate::item_cache::{AskedPage, Digest, ItemCache, ItemKey, PageRead};
 use crate::newest_first::{Form, Name, position, walk_after};
 use crate::row::{LiteralLimit, StoredUuid, uuid};
 use crate::schema::{blended_lots, green_lots, roasted_lots};
@@ -81,12 +81,14 @@ impl ItemPage {
     /// are not read again.
     fn read(self, conn: &mut AnyConnection, kept: &ItemCache) -> StoreResult<Option<JoinedPage>> {
         match conn {
-            AnyConnection::Postgresql(c) if kept.asked_before(self.asked()) => {
-                join_kept(c, self, kept)
+            AnyConnection::Postgresql(c) => {
+                let asked = self.asked();
+                match kept.how_to_read(&asked) {
+                    PageRead::First => join_rows(c, self),
+                    PageRead::Whole => join_whole(c, self, kept, asked),
+                    PageRead::ByDigests => join_kept(c, self, kept, asked),
+                }
             }
-            // Asked for the first time (a client walking every page asks for each once): read
-            // as one statement, its items not kept.
-            AnyConnection::Postgresql(c) => join_rows(c, self),
             AnyConnection::Sqlite(c) => join_rows(c, self),
         }
     }
@@ -107,13 +109,15 @@ const DIGEST: &str = "listing_digest";
 const DIGEST_AND_ITEM: &str = "listing_digest, listing_item";
 
 /// A PostgreSQL page read whole, items and digests, in one statement: each item kept in `kept`
-/// as it is copied into the page.
+/// as it is copied into the page, and the page's keys noted.
 fn join_whole(
     conn: &mut PgConnection,
     query: ItemPage,
     kept: &ItemCache,
+    asked: AskedPage,
 ) -> StoreResult<Option<JoinedPage>> {
     let mut page = JoinedPage::new(query.page_limit);
+    let mut keys = Vec::with_capacity(query.page_limit.as_usize());
     let whole = ItemPage {
         read: DIGEST_AND_ITEM,
         ..query
@@ -135,26 +139,28 @@ fn join_whole(
         let id = pg_uuid(id.as_ref().and_then(|f| f.value()))?;
         let item = item.as_bytes();
         page.push(item, || row_position(&row))?;
-        kept.keep((id, digest_of(digest.as_bytes())?), Arc::from(item));
+        let key = (id, digest_of(digest.as_bytes())?);
+        kept.keep(key, Arc::from(item));
+        keys.push(key);
     }
+    kept.page_read(asked, &keys);
     Ok(Some(page))
 }
 
-/// A PostgreSQL page asked for before, by its items' digests ([`ItemCache`]): the page's
+/// A PostgreSQL page whose items are kept, by their digests ([`ItemCache`]): the page's
 /// positions and digests in one statement (no item bytes), the items this process does not keep
-/// read by id in a second one and kept. Should an item have been written again between the two
-/// (its digest no longer the one read), the page is read whole, as one statement
+/// (written since) read by id in a second one and kept. Should an item have been written again
+/// between the two (its digest no longer the one read), the page is read whole, as one statement
 /// ([`join_whole`]): a page is always one snapshot's. `None` when an item of the page is
-/// missing. Pages asked for once are not read so: each would cost a second statement, and
-/// keeping their items more of the server's CPU than it saves (a walk over every page: 45 µs a
-/// page more, `docs/performance.md`).
+/// missing. Which pages are read so: [`PageRead`].
 fn join_kept(
     conn: &mut PgConnection,
     query: ItemPage,
     kept: &ItemCache,
+    asked: AskedPage,
 ) -> StoreResult<Option<JoinedPage>> {
     match read_digests(conn, &query)? {
-        Some(rows) => join_digests(conn, query, rows, kept),
+        Some(rows) => join_digests(conn, query, rows, kept, asked),
         None => Ok(None),
     }
 }
@@ -212,6 +218,7 @@ fn join_digests(
     query: ItemPage,
     rows: DigestRows,
     kept: &ItemCache,
+    asked: AskedPage,
 ) -> StoreResult<Option<JoinedPage>> {
     let mut items: Vec<Option<Arc<[u8]>>> = rows.keys.iter().map(|key| kept.get(key)).collect();
     let missing: Vec<Uuid> = (rows.keys.iter().zip(&items))
@@ -244,7 +251,7 @@ fn join_digests(
         }
     }
     let Some(items) = items.into_iter().collect::<Option<Vec<_>>>() else {
-        return join_whole(conn, query, kept);
+        return join_whole(conn, query, kept, asked);
     };
     let mut page = JoinedPage::new(query.page_limit);
     for item in &items {
@@ -256,6 +263,7 @@ fn join_digests(
     if rows.more {
         page.more();
     }
+    kept.page_read(asked, &rows.keys);
     Ok(Some(page))
 }
 
@@ -714,6 +722,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::DieselStore;
+    use crate::connection::PoolOptions;
 
     #[derive(QueryableByName, Debug, PartialEq, Eq)]
     pub(crate) struct Plans {
@@ -894,17 +903,45 @@ pub(crate) mod tests {
         for _ in 0..5 {
             assert_eq!(first_page(&store, 10), expected.join(","));
         }
-        assert_eq!(digest_reads(&store), 5);
-        assert_eq!(item_reads(&store), 1, "read once, then kept");
+        assert_eq!(
+            digest_reads(&store),
+            4,
+            "read whole and kept the second time"
+        );
+        assert_eq!(item_reads(&store), 0);
 
         let other = DieselStore::open(&db.url, Some(1)).unwrap();
         rename_lot_25(&other);
         let changed = expected.join(",").replace("25", "\"twenty-five\"");
         assert_eq!(first_page(&store, 10), changed);
-        assert_eq!(item_reads(&store), 2, "the written item read again");
+        assert_eq!(item_reads(&store), 1, "the written item read again");
         assert_eq!(first_page(&store, 10), changed);
-        assert_eq!(item_reads(&store), 2);
+        assert_eq!(item_reads(&store), 1);
         assert_eq!(first_page(&other, 10), changed);
+    }
+
+    /// A page most of whose items the store could not keep (more lots read than it keeps) is
+    /// read whole again, never by its digests and then its items.
+    #[test]
+    fn a_page_whose_items_are_not_kept_is_read_whole() {
+        let Some((db, _store)) = listed_lots("listing_small_cache", 30) else {
+            return;
+        };
+        // Room for about four of the ten items (each weighed with its entry's bytes).
+        let options = PoolOptions {
+            max_size: Some(1),
+            listing_cache_bytes: 300,
+            ..PoolOptions::default()
+        };
+        let store = DieselStore::open_with(&db.url, &options).unwrap();
+        let expected: Vec<String> = (21..=30).rev().map(|n: u32| n.to_string()).collect();
+        for _ in 0..4 {
+            assert_eq!(first_page(&store, 10), expected.join(","));
+        }
+        assert_eq!((digest_reads(&store), item_reads(&store)), (0, 0));
+        let whole = plans(&store, &["listing_digest, listing_item", "LIMIT 11"]);
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        assert_eq!(whole[0].generic_plans + whole[0].custom_plans, 3);
     }
 
     /// Pages asked for the first time, as by a client walking every page, are each read as one
@@ -964,7 +1001,13 @@ pub(crate) mod tests {
                 };
                 let rows = read_digests(c, &query(&page))?.expect("rendered");
                 rename_lot_25(&other);
-                Ok(join_digests(c, query(&page), rows, &kept)?)
+                Ok(join_digests(
+                    c,
+                    query(&page),
+                    rows,
+                    &kept,
+                    query(&page).asked(),
+                )?)
             })
             .unwrap()
             .expect("rendered");
@@ -1048,11 +1091,11 @@ pub(crate) mod tests {
             assert_eq!(items.len(), 10);
             assert!(items.next().is_some(), "another page follows");
         }
-        // Read with its items the first time, by its digests after.
+        // Read with its items twice, by its digests after.
         let plans = plans(&store, &["listing_digest FROM", "LIMIT 11"]);
         assert_eq!(plans.len(), 1, "one kept statement: {plans:?}");
         assert!(plans[0].custom_plans <= 5, "{plans:?}");
-        assert!(plans[0].generic_plans >= 14, "{plans:?}");
+        assert!(plans[0].generic_plans >= 13, "{plans:?}");
     }
 
     /// Pages after a cursor are one kept statement too, and PostgreSQL keeps its generic plan
