@@ -222,6 +222,7 @@ pub(crate) mod testing {
     use roastery_domain::operation::Operation;
     use roastery_domain::weight::WeightUnit;
     use roastery_ports::testing::InMemoryStore;
+    use roastery_test_support::imports::green_import;
     use rust_decimal::Decimal;
     use uuid::Uuid;
 
@@ -263,15 +264,8 @@ pub(crate) mod testing {
             .id;
         let lot = app
             .import_green_lot(ImportGreenLot {
-                name: Some("Huila".into()),
-                external_id: Some("G-1".into()),
-                weight: kg(kilograms),
-                ico_number: None,
-                price: None,
                 location_id: Some(location),
-                location_external_id: None,
-                projects: Vec::new(),
-                details: Default::default(),
+                ..green_import("Huila", "G-1", kilograms)
             })
             .unwrap()
             .lot

@@ -289,14 +289,12 @@ mod tests {
     use std::sync::Mutex;
 
     use roastery_app::due_diligence::SetDueDiligence;
-    use roastery_app::green_lot::{ImportGreenLot, WeightInput};
     use roastery_app::testing::memory_roastery;
     use roastery_domain::dds::{DdsStatement, EudrStatus, VerificationResult};
     use roastery_domain::due_diligence::{DueDiligenceInput, StatementInput as SIn};
-    use roastery_domain::weight::WeightUnit;
     use roastery_ports::eudr::{DdsModification, DdsOverview, EudrFault};
     use roastery_ports::testing::{InMemoryStore, ManualClock};
-    use rust_decimal::Decimal;
+    use roastery_test_support::imports::green_import;
 
     use super::*;
 
@@ -419,20 +417,7 @@ mod tests {
     fn world() -> (Roastery<InMemoryStore>, ManualClock, Uuid, EudrTiming) {
         let (app, clock) = memory_roastery();
         let lot = app
-            .import_green_lot(ImportGreenLot {
-                name: Some("Huila".into()),
-                external_id: Some("G-1".into()),
-                weight: WeightInput {
-                    amount: Decimal::from(69),
-                    unit: WeightUnit::Kg,
-                },
-                ico_number: None,
-                price: None,
-                location_id: None,
-                location_external_id: None,
-                projects: Vec::new(),
-                details: Default::default(),
-            })
+            .import_green_lot(green_import("Huila", "G-1", 69))
             .unwrap()
             .lot
             .id;
