@@ -26,7 +26,7 @@ pub(crate) const KEPT_BYTES: u64 = 32 * 1024 * 1024;
 /// What an entry costs beyond its item's bytes (key, pointer, the map's slot), roughly.
 const ENTRY_BYTES: u64 = 64;
 
-/// The bytes of what is remembered of pages asked for (about 2,500 pages of 50 read whole).
+/// The bytes of what is remembered of pages asked for (about 2,300 pages of 50 read whole).
 const PAGE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Of the items a page held when last read, the share still kept for it to be read by its
@@ -78,15 +78,19 @@ pub(crate) struct ItemCache {
 struct PageLength;
 
 impl Weighter<AskedPage, Seen> for PageLength {
-    fn weight(&self, _: &AskedPage, seen: &Seen) -> u64 {
-        let keys = match seen {
+    /// The page's key (its cursor's id included) and the keys of its rows, beyond the entry.
+    fn weight(&self, page: &AskedPage, seen: &Seen) -> u64 {
+        let rows = match seen {
             Seen::Once => 0,
             Seen::Read(keys) => keys.len(),
         };
-        let key_bytes = u64::try_from(std::mem::size_of::<ItemKey>()).unwrap_or(u64::MAX);
-        u64::try_from(keys)
+        let cursor = page.after.as_ref().map_or(0, |(_, id)| id.len());
+        let bytes = std::mem::size_of::<ItemKey>()
+            .saturating_mul(rows)
+            .saturating_add(std::mem::size_of::<AskedPage>())
+            .saturating_add(cursor);
+        u64::try_from(bytes)
             .unwrap_or(u64::MAX)
-            .saturating_mul(key_bytes)
             .saturating_add(ENTRY_BYTES)
     }
 }

@@ -128,20 +128,15 @@ fn join_whole(
             page.more();
             break;
         }
-        let (digest, item) = (row.get(2), row.get(3));
-        let (Some(digest), Some(item)) = (
-            digest.as_ref().and_then(|f| f.value()),
-            item.as_ref().and_then(|f| f.value()),
-        ) else {
+        let kept_one = with_keyed_item(&row, 1, |key, item| {
+            page.push(item, || row_position(&row))?;
+            kept.keep(key, Arc::from(item));
+            keys.push(key);
+            Ok(())
+        })?;
+        if kept_one.is_none() {
             return Ok(None);
-        };
-        let id = row.get(1);
-        let id = pg_uuid(id.as_ref().and_then(|f| f.value()))?;
-        let item = item.as_bytes();
-        page.push(item, || row_position(&row))?;
-        let key = (id, digest_of(digest.as_bytes())?);
-        kept.keep(key, Arc::from(item));
-        keys.push(key);
+        }
     }
     kept.page_read(asked, &keys);
     Ok(Some(page))
@@ -232,22 +227,17 @@ fn join_digests(
         };
         for row in <PgConnection as LoadConnection>::load(conn, read).store()? {
             let row = row.store()?;
-            let (id, digest, item) = (row.get(0), row.get(1), row.get(2));
-            let id = pg_uuid(id.as_ref().and_then(|f| f.value()))?;
-            let (Some(digest), Some(item)) = (
-                digest.as_ref().and_then(|f| f.value()),
-                item.as_ref().and_then(|f| f.value()),
-            ) else {
-                continue;
-            };
-            let key = (id, digest_of(digest.as_bytes())?);
-            let item: Arc<[u8]> = Arc::from(item.as_bytes());
-            if let Some(place) = rows.keys.iter().position(|row| *row == key)
-                && let Some(slot) = items.get_mut(place)
-            {
-                *slot = Some(item.clone());
-            }
-            kept.keep(key, item);
+            // A lot whose item is missing by now stays unfound: the page is read whole.
+            with_keyed_item(&row, 0, |key, item| {
+                let item: Arc<[u8]> = Arc::from(item);
+                if let Some(place) = rows.keys.iter().position(|row| *row == key)
+                    && let Some(slot) = items.get_mut(place)
+                {
+                    *slot = Some(item.clone());
+                }
+                kept.keep(key, item);
+                Ok(())
+            })?;
         }
     }
     let Some(items) = items.into_iter().collect::<Option<Vec<_>>>() else {
@@ -265,6 +255,29 @@ fn join_digests(
     }
     kept.page_read(asked, &rows.keys);
     Ok(Some(page))
+}
+
+/// `with` the key and item of a PostgreSQL row whose columns from `id` on are a lot's id, its
+/// item's digest and the item; `None` when the item is missing.
+fn with_keyed_item<'a, R: Row<'a, Pg>, T>(
+    row: &R,
+    id: usize,
+    with: impl FnOnce(ItemKey, &[u8]) -> StoreResult<T>,
+) -> StoreResult<Option<T>> {
+    let (lot, digest, item) = (
+        row.get(id),
+        row.get(id.saturating_add(1)),
+        row.get(id.saturating_add(2)),
+    );
+    let (Some(digest), Some(item)) = (
+        digest.as_ref().and_then(|f| f.value()),
+        item.as_ref().and_then(|f| f.value()),
+    ) else {
+        return Ok(None);
+    };
+    let lot = pg_uuid(lot.as_ref().and_then(|f| f.value()))?;
+    let key = (lot, digest_of(digest.as_bytes())?);
+    with(key, item.as_bytes()).map(Some)
 }
 
 /// A lot's id as PostgreSQL sends it.
