@@ -1111,6 +1111,108 @@ pub(crate) mod tests {
         assert!(plans[0].generic_plans >= 13, "{plans:?}");
     }
 
+    /// A page read by its digests is answered from the index that orders it, which includes the
+    /// digest (migration 000016): on a vacuumed table PostgreSQL visits no heap page. The
+    /// statement is the store's own, explained as it was kept on its one connection (a small
+    /// table is otherwise read whole and sorted: no sequential scan on that connection).
+    #[test]
+    fn digest_pages_on_postgresql_are_read_from_the_index_alone() {
+        #[derive(QueryableByName)]
+        struct Kept {
+            #[diesel(sql_type = Text)]
+            name: String,
+        }
+        #[derive(QueryableByName)]
+        struct PlanLine {
+            #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+            line: String,
+        }
+        let Some((_db, store)) = listed_lots("listing_index_only", 200) else {
+            return;
+        };
+        store
+            .read_statement(|tx| {
+                diesel::sql_query("VACUUM (ANALYZE) green_lots")
+                    .execute(tx.conn()?)
+                    .store()?;
+                Ok(diesel::sql_query("SET enable_seqscan = off")
+                    .execute(tx.conn()?)
+                    .store()?)
+            })
+            .unwrap();
+        let expected: Vec<String> = (191..=200).rev().map(|n: u32| n.to_string()).collect();
+        for _ in 0..3 {
+            assert_eq!(first_page(&store, 10), expected.join(","));
+        }
+        assert_eq!(digest_reads(&store), 1, "the third page by its digests");
+        let plan = store
+            .read_statement(|tx| {
+                let kept: Kept = diesel::sql_query(
+                    "SELECT name FROM pg_prepared_statements \
+                     WHERE strpos(statement, 'listing_digest FROM') > 0 \
+                     AND strpos(statement, 'LIMIT 11') > 0",
+                )
+                .get_result(tx.conn()?)
+                .store()?;
+                let lines: Vec<PlanLine> = diesel::sql_query(format!(
+                    "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE {}",
+                    kept.name
+                ))
+                .load(tx.conn()?)
+                .store()?;
+                Ok(lines.into_iter().map(|l| l.line).collect::<Vec<_>>())
+            })
+            .unwrap()
+            .join("\n");
+        assert!(
+            plan.contains("Index Only Scan Backward using green_lots_newest"),
+            "{plan}"
+        );
+        assert!(plan.contains("Heap Fetches: 0"), "{plan}");
+    }
+
+    /// Every lot table's page index carries the digest, so pages of roasted and blended lots
+    /// read by their digests are answered from it too.
+    #[test]
+    fn every_lot_page_index_on_postgresql_includes_the_digest() {
+        #[derive(QueryableByName)]
+        struct Definition {
+            #[diesel(sql_type = Text)]
+            indexname: String,
+            #[diesel(sql_type = Text)]
+            indexdef: String,
+        }
+        let Some((_db, store)) = listed_lots("listing_index_digest", 1) else {
+            return;
+        };
+        let definitions: Vec<Definition> = store
+            .read_statement(|tx| {
+                Ok(diesel::sql_query(
+                    "SELECT indexname::text, indexdef FROM pg_indexes \
+                     WHERE indexname LIKE '%lots_newest' ORDER BY indexname",
+                )
+                .load(tx.conn()?)
+                .store()?)
+            })
+            .unwrap();
+        let names: Vec<&str> = definitions.iter().map(|d| d.indexname.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "blended_lots_newest",
+                "green_lots_newest",
+                "roasted_lots_newest"
+            ]
+        );
+        for definition in &definitions {
+            assert!(
+                definition.indexdef.ends_with("INCLUDE (listing_digest)"),
+                "{}",
+                definition.indexdef
+            );
+        }
+    }
+
     /// Pages after a cursor are one kept statement too, and PostgreSQL keeps its generic plan
     /// whatever the cursor: with the cursor's values visible to its planner, pages of 50 of a
     /// table of 1,000 lots with statistics were planned anew for every page (a custom plan
