@@ -866,15 +866,27 @@ pub(crate) mod tests {
     }
 
     fn first_page(store: &DieselStore, limit: i64) -> String {
-        let page = PageRequest {
-            limit: Limit::parse(Some(limit)).unwrap(),
-            after: None,
-        };
+        let page = first_of(limit);
         let items = store
             .read_statement(|tx| Ok(tx.green_lot_items(None, &page)?))
             .unwrap()
             .expect("rendered");
         String::from_utf8(items.items().to_vec()).unwrap()
+    }
+
+    /// The first page of `limit` lots, newest first.
+    pub(crate) fn first_of(limit: i64) -> PageRequest {
+        PageRequest {
+            limit: Limit::parse(Some(limit)).unwrap(),
+            after: None,
+        }
+    }
+
+    /// The items of [`listed_lots`] numbered `lots` (each item its lot's number), newest first,
+    /// as a page joins them.
+    fn newest(lots: std::ops::RangeInclusive<u32>) -> String {
+        let items: Vec<String> = lots.rev().map(|n| n.to_string()).collect();
+        items.join(",")
     }
 
     /// Stores "twenty-five" (a JSON string) as the item of lot 25 of [`listed_lots`].
@@ -906,15 +918,15 @@ pub(crate) mod tests {
         let Some((db, store)) = listed_lots("listing_kept", 30) else {
             return;
         };
-        let expected: Vec<String> = (21..=30).rev().map(|n: u32| n.to_string()).collect();
-        assert_eq!(first_page(&store, 10), expected.join(","));
+        let expected = newest(21..=30);
+        assert_eq!(first_page(&store, 10), expected);
         assert_eq!(
             (digest_reads(&store), item_reads(&store)),
             (0, 0),
             "read whole"
         );
         for _ in 0..5 {
-            assert_eq!(first_page(&store, 10), expected.join(","));
+            assert_eq!(first_page(&store, 10), expected);
         }
         assert_eq!(
             digest_reads(&store),
@@ -925,7 +937,7 @@ pub(crate) mod tests {
 
         let other = DieselStore::open(&db.url, Some(1)).unwrap();
         rename_lot_25(&other);
-        let changed = expected.join(",").replace("25", "\"twenty-five\"");
+        let changed = expected.replace("25", "\"twenty-five\"");
         assert_eq!(first_page(&store, 10), changed);
         assert_eq!(item_reads(&store), 1, "the written item read again");
         assert_eq!(first_page(&store, 10), changed);
@@ -947,9 +959,9 @@ pub(crate) mod tests {
             ..PoolOptions::default()
         };
         let store = DieselStore::open_with(&db.url, &options).unwrap();
-        let expected: Vec<String> = (21..=30).rev().map(|n: u32| n.to_string()).collect();
+        let expected = newest(21..=30);
         for _ in 0..4 {
-            assert_eq!(first_page(&store, 10), expected.join(","));
+            assert_eq!(first_page(&store, 10), expected);
         }
         assert_eq!((digest_reads(&store), item_reads(&store)), (0, 0));
         let whole = plans(&store, &["listing_digest, listing_item", "LIMIT 11"]);
@@ -964,10 +976,7 @@ pub(crate) mod tests {
         let Some((_db, store)) = listed_lots("listing_walk", 300) else {
             return;
         };
-        let mut page = PageRequest {
-            limit: Limit::parse(Some(50)).unwrap(),
-            after: None,
-        };
+        let mut page = first_of(50);
         let mut pages = 0;
         loop {
             let items = store
@@ -991,10 +1000,7 @@ pub(crate) mod tests {
         let Some((db, store)) = listed_lots("listing_kept_changed", 30) else {
             return;
         };
-        let page = PageRequest {
-            limit: Limit::parse(Some(10)).unwrap(),
-            after: None,
-        };
+        let page = first_of(10);
         let query = |page: &PageRequest| {
             ItemPage::new(
                 "green_lots",
@@ -1024,10 +1030,9 @@ pub(crate) mod tests {
             })
             .unwrap()
             .expect("rendered");
-        let expected: Vec<String> = (21..=30).rev().map(|n: u32| n.to_string()).collect();
         assert_eq!(
             std::str::from_utf8(joined.items()).unwrap(),
-            expected.join(",").replace("25", "\"twenty-five\"")
+            newest(21..=30).replace("25", "\"twenty-five\"")
         );
         let whole = plans(&store, &["listing_item", "LIMIT 11"]);
         assert_eq!(whole.len(), 1, "read whole once: {whole:?}");
@@ -1092,10 +1097,7 @@ pub(crate) mod tests {
         let Some((_db, store)) = listed_lots("listing_plan", 40) else {
             return;
         };
-        let page = PageRequest {
-            limit: Limit::parse(Some(10)).unwrap(),
-            after: None,
-        };
+        let page = first_of(10);
         for _ in 0..20 {
             let items = store
                 .read_statement(|tx| Ok(tx.green_lot_items(None, &page)?))
@@ -1140,9 +1142,9 @@ pub(crate) mod tests {
                     .store()?)
             })
             .unwrap();
-        let expected: Vec<String> = (191..=200).rev().map(|n: u32| n.to_string()).collect();
+        let expected = newest(191..=200);
         for _ in 0..3 {
-            assert_eq!(first_page(&store, 10), expected.join(","));
+            assert_eq!(first_page(&store, 10), expected);
         }
         assert_eq!(digest_reads(&store), 1, "the third page by its digests");
         let plan = store
@@ -1224,10 +1226,7 @@ pub(crate) mod tests {
         let Some((_db, store)) = listed_lots("listing_cursor_plan", 1000) else {
             return;
         };
-        let mut page = PageRequest {
-            limit: Limit::parse(Some(50)).unwrap(),
-            after: None,
-        };
+        let mut page = first_of(50);
         let mut seen: Vec<u32> = Vec::new();
         for _ in 0..13 {
             let items = store

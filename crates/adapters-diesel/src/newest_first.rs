@@ -208,11 +208,11 @@ impl<Q, C> RunQueryDsl<C> for PageQuery<Q> {}
 
 #[cfg(test)]
 mod tests {
-    use roastery_domain::page::{Limit, PageRequest, Position};
+    use roastery_domain::page::Position;
     use roastery_ports::Store;
     use roastery_ports::repo::GreenLotRepo;
 
-    use crate::listing::tests::{listed_lots, plans};
+    use crate::listing::tests::{first_of, listed_lots, plans};
 
     /// A boxed listing (here the lots' own rows, as read when an item is missing) keeps one
     /// generic plan on PostgreSQL for its first page and one for the pages after a cursor:
@@ -222,10 +222,7 @@ mod tests {
         let Some((_db, store)) = listed_lots("newest_first_plan", 1000) else {
             return;
         };
-        let first = PageRequest {
-            limit: Limit::parse(Some(50)).unwrap(),
-            after: None,
-        };
+        let first = first_of(50);
         for _ in 0..12 {
             let lots = store
                 .read_statement(|tx| Ok(tx.list_green_lots(None, &first)?))
